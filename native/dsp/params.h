@@ -54,6 +54,15 @@ inline constexpr double kAnalysisRateHz = 11025.0;
 // detection can see, at a fraction of the cost of quality 10.
 inline constexpr int kResamplerQuality = 4;
 
+// ---- Tempo (native/dsp/tempo.cc) ------------------------------------------
+// (tempo constants go here)
+
+// ---- Key (native/dsp/key.cc) ----------------------------------------------
+// (key constants go here)
+
+// ---- Tuning (native/dsp/tuning.cc) ----------------------------------------
+// (tuning constants go here)
+
 }  // namespace trackscan::dsp::params
 
 #endif  // TRACKSCAN_DSP_PARAMS_H_
