@@ -58,7 +58,22 @@ AnalyzerWrap::AnalyzerWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<An
   }
   analyzer_ = std::make_unique<dsp::Analyzer>(created.take());
   channels_ = config.channels;
+  // libebur128 keeps a 3 s window of doubles per channel; with the rest of
+  // the state that dominates. Telling V8 makes it collect dropped analyzers
+  // sooner instead of letting native memory pile up between collections.
+  external_bytes_ = static_cast<int64_t>(config.sample_rate_hz * 3.0 * config.channels * sizeof(double)) + (1 << 20);
+  Napi::MemoryManagement::AdjustExternalMemory(env, external_bytes_);
 }
+
+void AnalyzerWrap::FreeAnalyzer(Napi::Env env) {
+  analyzer_.reset();
+  if (external_bytes_ != 0) {
+    Napi::MemoryManagement::AdjustExternalMemory(env, -external_bytes_);
+    external_bytes_ = 0;
+  }
+}
+
+void AnalyzerWrap::Finalize(Napi::Env env) { FreeAnalyzer(env); }
 
 bool AnalyzerWrap::CheckUsable(Napi::Env env) {
   if (closed_) {
@@ -113,13 +128,13 @@ Napi::Value AnalyzerWrap::Finish(const Napi::CallbackInfo& info) {
 
 Napi::Value AnalyzerWrap::Close(const Napi::CallbackInfo& info) {
   closed_ = true;
-  if (!busy_) analyzer_.reset();  // else OperationDone() frees it
+  if (!busy_) FreeAnalyzer(info.Env());  // else OperationDone() frees it
   return info.Env().Undefined();
 }
 
 void AnalyzerWrap::OperationDone() {
   busy_ = false;
-  if (closed_) analyzer_.reset();
+  if (closed_) FreeAnalyzer(Env());
   Unref();
 }
 

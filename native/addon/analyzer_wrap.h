@@ -15,6 +15,7 @@ class AnalyzerWrap : public Napi::ObjectWrap<AnalyzerWrap> {
  public:
   static Napi::Function Define(Napi::Env env);
   explicit AnalyzerWrap(const Napi::CallbackInfo& info);
+  void Finalize(Napi::Env env) override;
 
   dsp::Analyzer* analyzer() { return analyzer_.get(); }
   int channels() const { return channels_; }
@@ -26,9 +27,11 @@ class AnalyzerWrap : public Napi::ObjectWrap<AnalyzerWrap> {
   Napi::Value Finish(const Napi::CallbackInfo& info);
   Napi::Value Close(const Napi::CallbackInfo& info);
   bool CheckUsable(Napi::Env env);
+  void FreeAnalyzer(Napi::Env env);
 
   std::unique_ptr<dsp::Analyzer> analyzer_;
   int channels_ = 0;
+  int64_t external_bytes_ = 0;  // what V8 was told this object holds natively
   bool busy_ = false;    // an AsyncWorker is using analyzer_
   bool closed_ = false;  // finish() or close() was called
 };
