@@ -268,6 +268,7 @@ export async function openDecoder(source: AsyncIterable<Buffer> | Readable, opti
   } catch (err) {
     signal?.removeEventListener('abort', onAbort);
     await close();
+    if (signal?.aborted) throw signal.reason;
     throw err;
   }
 
@@ -314,6 +315,10 @@ export async function openDecoder(source: AsyncIterable<Buffer> | Readable, opti
       const whole = fill - (fill % frameBytes);
       if (decodedBytes < frameBytes) throw new AppError('undecodable_audio', 'The file decodes to no audio at all');
       if (whole > 0) yield new Float32Array(out.buffer.slice(out.byteOffset, out.byteOffset + whole));
+    } catch (err) {
+      // Killing ffmpeg on abort breaks its pipes; the abort is the cause.
+      if (signal?.aborted) throw signal.reason;
+      throw err;
     } finally {
       signal?.removeEventListener('abort', onAbort);
       await close();
