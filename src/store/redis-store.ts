@@ -1,0 +1,290 @@
+/**
+ * The shared store: keys, counters and the result cache in Redis, so several
+ * server processes see the same keys, the same counts and the same cache.
+ *
+ * Counting is atomic on the server (INCR inside MULTI, check-and-increment in a
+ * Lua script), so no client-side lock is needed across processes. The client
+ * fails closed: while Redis is unreachable every call rejects at once (no offline
+ * queue) or after {@link COMMAND_TIMEOUT_MS}; it never answers "allowed" on its own.
+ */
+import { createHash } from 'node:crypto';
+
+import KeyvRedis from '@keyv/redis';
+import Keyv from 'keyv';
+import { createClient } from 'redis';
+
+import {
+  displayPrefix,
+  generateKeyId,
+  generateSecret,
+  hashesEqual,
+  hashSecret,
+  isWellFormedSecret,
+  minutePeriod,
+  monthPeriod,
+  validateKeyInput,
+} from './api-keys.js';
+import type { ApiKeyRecord, Store, UsageSnapshot } from './store.js';
+
+/** Bound on any one command, so a hung Redis turns into an error instead of a hung request. */
+const COMMAND_TIMEOUT_MS = 2000;
+const CONNECT_TIMEOUT_MS = 2000;
+/** Attempts before the first connection is given up (later outages are retried for ever). */
+const INITIAL_CONNECT_RETRIES = 4;
+/** Minute counters outlive their minute a little so a usage read at :59.999 still finds its key. */
+const MINUTE_COUNTER_TTL_SECONDS = 120;
+/** Month counters live a month past their month so a late release (reservedAt in the old month) still lands. */
+const MONTH_COUNTER_GRACE_SECONDS = 31 * 24 * 3600;
+
+const RESERVE_SCRIPT = `
+local n = tonumber(redis.call('GET', KEYS[1]) or '0')
+if n >= tonumber(ARGV[1]) then return 0 end
+redis.call('INCR', KEYS[1])
+redis.call('EXPIREAT', KEYS[1], ARGV[2])
+return 1`;
+
+// DECR would take a missing (expired) counter to -1; never go below zero.
+const RELEASE_SCRIPT = `
+local n = tonumber(redis.call('GET', KEYS[1]) or '0')
+if n > 0 then redis.call('DECR', KEYS[1]) end
+return 0`;
+
+const REVOKE_SCRIPT = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if redis.call('HGET', KEYS[1], 'revokedAt') ~= '' then return 0 end
+redis.call('HSET', KEYS[1], 'revokedAt', ARGV[1])
+return 1`;
+
+type RedisClient = ReturnType<typeof createClient>;
+
+interface Script {
+  source: string;
+  sha1: string;
+}
+
+function script(source: string): Script {
+  return { source, sha1: createHash('sha1').update(source).digest('hex') };
+}
+
+const SCRIPTS = {
+  reserve: script(RESERVE_SCRIPT),
+  release: script(RELEASE_SCRIPT),
+  revoke: script(REVOKE_SCRIPT),
+};
+
+function toRecord(hash: Record<string, string>): ApiKeyRecord {
+  return {
+    id: hash.id ?? '',
+    name: hash.name ?? '',
+    displayPrefix: hash.displayPrefix ?? '',
+    rateLimit: Number(hash.rateLimit),
+    monthlyLimit: Number(hash.monthlyLimit),
+    createdAt: hash.createdAt ?? '',
+    revokedAt: hash.revokedAt ? hash.revokedAt : null,
+  };
+}
+
+/** Unix time (seconds) at which a month counter for `now`'s month may go. */
+function monthCounterExpiry(now: Date): number {
+  const nextMonthMs = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
+  return Math.floor(nextMonthMs / 1000) + MONTH_COUNTER_GRACE_SECONDS;
+}
+
+/** {@link Store} over Redis (node-redis 5, @keyv/redis for the cache). */
+export class RedisStore implements Store {
+  readonly cache: Keyv;
+  private readonly client: RedisClient;
+  private readonly prefix: string;
+
+  private constructor(client: RedisClient, cacheTtlSeconds: number, prefix: string) {
+    this.client = client;
+    this.prefix = prefix;
+    const namespace = `${prefix}cache`;
+    const adapter = new KeyvRedis(client as never, { namespace, throwOnErrors: true, throwOnConnectError: true });
+    this.cache = new Keyv({
+      store: adapter,
+      namespace,
+      // The adapter prefixes keys with its namespace already.
+      useKeyPrefix: false,
+      ttl: cacheTtlSeconds * 1000,
+      throwOnErrors: true,
+    });
+  }
+
+  /**
+   * Connects to `url` and returns the store. Rejects when no connection is made
+   * within a few seconds, so a wrong REDIS_URL stops the server at start.
+   * @param prefix namespace for every Redis key this store touches
+   */
+  static async connect(url: string, cacheTtlSeconds: number, prefix = 'trackscan:'): Promise<RedisStore> {
+    let connectedOnce = false;
+    const client = createClient({
+      url,
+      // Fail closed: a command issued while disconnected rejects now instead of waiting in a queue.
+      disableOfflineQueue: true,
+      commandOptions: { timeout: COMMAND_TIMEOUT_MS },
+      socket: {
+        connectTimeout: CONNECT_TIMEOUT_MS,
+        reconnectStrategy: (retries: number, cause: Error) => {
+          if (!connectedOnce && retries >= INITIAL_CONNECT_RETRIES) return cause;
+          // Short, capped back-off: the service should recover soon after Redis returns.
+          return Math.min(50 * 2 ** retries, 1000);
+        },
+      },
+    });
+    // node-redis emits 'error' on every socket failure; without a listener that would crash the
+    // process. Commands reject on their own, which is where failures are reported.
+    client.on('error', () => {});
+    client.on('ready', () => {
+      connectedOnce = true;
+    });
+    try {
+      await client.connect();
+    } catch (err) {
+      client.destroy();
+      throw new Error(`Cannot connect to Redis at ${redactUrl(url)}: ${(err as Error).message}`, { cause: err });
+    }
+    return new RedisStore(client, cacheTtlSeconds, prefix);
+  }
+
+  private keyRecordKey(id: string): string {
+    return `${this.prefix}key:${id}`;
+  }
+
+  private keyHashKey(hash: Buffer): string {
+    return `${this.prefix}keyhash:${hash.toString('hex')}`;
+  }
+
+  private get keyIndexKey(): string {
+    return `${this.prefix}keys`;
+  }
+
+  private minuteKey(keyId: string, now: Date): string {
+    return `${this.prefix}rpm:${keyId}:${minutePeriod(now)}`;
+  }
+
+  private monthKey(keyId: string, now: Date): string {
+    return `${this.prefix}apm:${keyId}:${monthPeriod(now)}`;
+  }
+
+  /** EVALSHA, loading the script with EVAL when the server has not seen it (restart, SCRIPT FLUSH). */
+  private async run(s: Script, keys: string[], args: string[]): Promise<unknown> {
+    try {
+      return await this.client.evalSha(s.sha1, { keys, arguments: args });
+    } catch (err) {
+      if (!String((err as Error).message).startsWith('NOSCRIPT')) throw err;
+      return this.client.eval(s.source, { keys, arguments: args });
+    }
+  }
+
+  async createKey(input: { name: string; rateLimit: number; monthlyLimit: number }): Promise<{ record: ApiKeyRecord; secret: string }> {
+    validateKeyInput(input);
+    const secret = generateSecret();
+    const hash = hashSecret(secret);
+    const createdAt = new Date();
+    const record: ApiKeyRecord = {
+      id: generateKeyId(),
+      name: input.name,
+      displayPrefix: displayPrefix(secret),
+      rateLimit: input.rateLimit,
+      monthlyLimit: input.monthlyLimit,
+      createdAt: createdAt.toISOString(),
+      revokedAt: null,
+    };
+    await this.client
+      .multi()
+      .hSet(this.keyRecordKey(record.id), {
+        id: record.id,
+        name: record.name,
+        displayPrefix: record.displayPrefix,
+        secretHash: hash.toString('hex'),
+        rateLimit: String(record.rateLimit),
+        monthlyLimit: String(record.monthlyLimit),
+        createdAt: record.createdAt,
+        revokedAt: '',
+      })
+      .set(this.keyHashKey(hash), record.id)
+      .zAdd(this.keyIndexKey, { score: createdAt.getTime(), value: record.id })
+      .exec();
+    return { record, secret };
+  }
+
+  async listKeys(): Promise<ApiKeyRecord[]> {
+    const ids = await this.client.zRange(this.keyIndexKey, 0, -1);
+    const hashes = await Promise.all(ids.map((id) => this.client.hGetAll(this.keyRecordKey(id))));
+    return hashes.filter((h) => h.id !== undefined).map((h) => toRecord(h));
+  }
+
+  async revokeKey(id: string): Promise<boolean> {
+    return (await this.run(SCRIPTS.revoke, [this.keyRecordKey(id)], [new Date().toISOString()])) === 1;
+  }
+
+  /**
+   * Looks the key up by the SHA-256 of the presented secret, then compares the
+   * stored hash in constant time. Nothing is cached between calls, so a revoked
+   * key is refused by every process from the next request on.
+   */
+  async findKey(secret: string): Promise<ApiKeyRecord | null> {
+    if (typeof secret !== 'string' || !isWellFormedSecret(secret)) return null;
+    const hash = hashSecret(secret);
+    const id = await this.client.get(this.keyHashKey(hash));
+    if (id === null) return null;
+    const stored = await this.client.hGetAll(this.keyRecordKey(id));
+    if (!stored.secretHash || !hashesEqual(Buffer.from(stored.secretHash, 'hex'), hash)) return null;
+    if (stored.revokedAt) return null;
+    return toRecord(stored);
+  }
+
+  /** All keys ever created, revoked ones included. */
+  async countKeys(): Promise<number> {
+    return this.client.zCard(this.keyIndexKey);
+  }
+
+  async hitRequest(keyId: string, now: Date): Promise<number> {
+    const key = this.minuteKey(keyId, now);
+    const [count] = await this.client.multi().incr(key).expire(key, MINUTE_COUNTER_TTL_SECONDS).exec();
+    return Number(count);
+  }
+
+  async reserveAnalysis(keyId: string, limit: number, now: Date): Promise<boolean> {
+    const reply = await this.run(SCRIPTS.reserve, [this.monthKey(keyId, now)], [String(limit), String(monthCounterExpiry(now))]);
+    return reply === 1;
+  }
+
+  async releaseAnalysis(keyId: string, reservedAt: Date): Promise<void> {
+    await this.run(SCRIPTS.release, [this.monthKey(keyId, reservedAt)], []);
+  }
+
+  async usage(keyId: string, now: Date): Promise<UsageSnapshot> {
+    const [minute, month] = await this.client.mGet([this.minuteKey(keyId, now), this.monthKey(keyId, now)]);
+    return { requestsThisMinute: Number(minute ?? 0), analysesThisMonth: Number(month ?? 0) };
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      return (await this.client.ping()) === 'PONG';
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (!this.client.isOpen) return;
+    try {
+      await this.client.close();
+    } catch {
+      this.client.destroy();
+    }
+  }
+}
+
+/** The URL without its password, for messages and logs. */
+function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(unparsable URL)';
+  }
+}
