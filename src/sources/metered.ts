@@ -1,0 +1,72 @@
+/**
+ * A byte stream on its way into the analyzer, counted (and optionally
+ * hashed) as it passes. Going over the byte limit fails the stream at that
+ * very chunk; any failure of the source is also recorded and aborts the
+ * analysis at once, so ffmpeg is ended instead of finishing on a partial
+ * input, and the caller can report the source's error rather than whatever
+ * the decoder made of the cut.
+ */
+import type { Hash } from 'node:crypto';
+
+import { AppError } from '../errors.js';
+
+export interface MeterOptions {
+  maxBytes: number;
+  /** Text for the 413 detail, e.g. "The upload". */
+  what: string;
+  hash?: Hash;
+  /** Aborted with the source's error when the source fails. */
+  controller: AbortController;
+  /** Called once when the stream stops: true if the source ended normally. */
+  onEnd?: (complete: boolean) => void;
+}
+
+export interface Meter {
+  /** The bytes, counted; throws 413 payload_too_large past maxBytes. */
+  readonly stream: AsyncGenerator<Buffer, void, undefined>;
+  /** Bytes that went through so far. */
+  readonly bytes: number;
+  /** True once the source ended normally. */
+  readonly complete: boolean;
+  /** The source's failure, if it failed. */
+  readonly failure: unknown;
+}
+
+/** Wraps `source` in a Meter. */
+export function meter(source: AsyncIterable<Buffer | Uint8Array>, options: MeterOptions): Meter {
+  const state = { bytes: 0, complete: false, failure: undefined as unknown };
+  async function* stream(): AsyncGenerator<Buffer, void, undefined> {
+    try {
+      for await (const piece of source) {
+        const chunk = Buffer.isBuffer(piece) ? piece : Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength);
+        state.bytes += chunk.length;
+        if (state.bytes > options.maxBytes) {
+          throw new AppError('payload_too_large', `${options.what} is larger than the limit of ${options.maxBytes} bytes`);
+        }
+        options.hash?.update(chunk);
+        yield chunk;
+      }
+      state.complete = true;
+    } catch (err) {
+      state.failure ??= err;
+      options.controller.abort(state.failure);
+      throw err;
+    } finally {
+      // Also reached when the consumer stops early (return()): the bytes are then incomplete.
+      options.onEnd?.(state.complete);
+    }
+  }
+  const generator = stream();
+  return {
+    stream: generator,
+    get bytes() {
+      return state.bytes;
+    },
+    get complete() {
+      return state.complete;
+    },
+    get failure() {
+      return state.failure;
+    },
+  };
+}
