@@ -141,7 +141,7 @@ export class RedisStore implements Store {
     try {
       await client.connect();
     } catch (err) {
-      client.destroy();
+      if (client.isOpen) client.destroy();
       throw new Error(`Cannot connect to Redis at ${redactUrl(url)}: ${(err as Error).message}`, { cause: err });
     }
     return new RedisStore(client, cacheTtlSeconds, prefix);
@@ -155,6 +155,7 @@ export class RedisStore implements Store {
     return `${this.prefix}keyhash:${hash.toString('hex')}`;
   }
 
+  /** Key ids in creation order (a list: keys are never deleted, and listing keeps their order). */
   private get keyIndexKey(): string {
     return `${this.prefix}keys`;
   }
@@ -204,13 +205,13 @@ export class RedisStore implements Store {
         revokedAt: '',
       })
       .set(this.keyHashKey(hash), record.id)
-      .zAdd(this.keyIndexKey, { score: createdAt.getTime(), value: record.id })
+      .rPush(this.keyIndexKey, record.id)
       .exec();
     return { record, secret };
   }
 
   async listKeys(): Promise<ApiKeyRecord[]> {
-    const ids = await this.client.zRange(this.keyIndexKey, 0, -1);
+    const ids = await this.client.lRange(this.keyIndexKey, 0, -1);
     const hashes = await Promise.all(ids.map((id) => this.client.hGetAll(this.keyRecordKey(id))));
     return hashes.filter((h) => h.id !== undefined).map((h) => toRecord(h));
   }
@@ -237,7 +238,7 @@ export class RedisStore implements Store {
 
   /** All keys ever created, revoked ones included. */
   async countKeys(): Promise<number> {
-    return this.client.zCard(this.keyIndexKey);
+    return this.client.lLen(this.keyIndexKey);
   }
 
   async hitRequest(keyId: string, now: Date): Promise<number> {

@@ -108,7 +108,7 @@ export class SqliteKeyvAdapter extends EventEmitter {
          ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at`,
       ),
       delete: db.prepare<[string]>('DELETE FROM cache WHERE key = ?'),
-      clearPrefix: db.prepare<[string]>('DELETE FROM cache WHERE substr(key, 1, length(?1)) = ?1'),
+      clearPrefix: db.prepare<[{ prefix: string }]>('DELETE FROM cache WHERE substr(key, 1, length(@prefix)) = @prefix'),
       clearAll: db.prepare('DELETE FROM cache'),
     };
   }
@@ -138,7 +138,7 @@ export class SqliteKeyvAdapter extends EventEmitter {
 
   /** Deletes this namespace's entries (keyv prefixes keys with `namespace:`), or all without one. */
   async clear(): Promise<void> {
-    if (this.namespace) this.stmts.clearPrefix.run(`${this.namespace}:`);
+    if (this.namespace) this.stmts.clearPrefix.run({ prefix: `${this.namespace}:` });
     else this.stmts.clearAll.run();
   }
 
@@ -181,7 +181,7 @@ export class SqliteStore implements Store {
         `INSERT INTO api_keys (id, name, display_prefix, secret_hash, rate_limit, monthly_limit, created_at, revoked_at)
          VALUES (@id, @name, @display_prefix, @secret_hash, @rate_limit, @monthly_limit, @created_at, @revoked_at)`,
       ),
-      listKeys: db.prepare<[], KeyRow>('SELECT * FROM api_keys ORDER BY created_at, id'),
+      listKeys: db.prepare<[], KeyRow>('SELECT * FROM api_keys ORDER BY created_at, rowid'),
       revokeKey: db.prepare<[string, string]>('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
       keyByHash: db.prepare<[Buffer], KeyRow>('SELECT * FROM api_keys WHERE secret_hash = ?'),
       countKeys: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM api_keys'),
@@ -192,10 +192,11 @@ export class SqliteStore implements Store {
       ),
       // One statement: the check and the increment happen under the same write lock.
       // "WHERE ?3 > 0" keeps a zero quota from inserting its first row; the DO UPDATE's
-      // WHERE refuses at the limit, and then nothing is returned.
-      reserve: db.prepare<[string, string, number], { count: number }>(
-        `INSERT INTO usage_counters (key_id, kind, period, count) SELECT ?1, 'month', ?2, 1 WHERE ?3 > 0
-         ON CONFLICT (key_id, kind, period) DO UPDATE SET count = count + 1 WHERE count < ?3
+      // WHERE refuses at the limit, and then nothing is returned. (better-sqlite3 binds
+      // named parameters, not ?NNN, hence @limit used twice.)
+      reserve: db.prepare<[{ keyId: string; period: string; limit: number }], { count: number }>(
+        `INSERT INTO usage_counters (key_id, kind, period, count) SELECT @keyId, 'month', @period, 1 WHERE @limit > 0
+         ON CONFLICT (key_id, kind, period) DO UPDATE SET count = count + 1 WHERE count < @limit
          RETURNING count`,
       ),
       release: db.prepare<[string, string]>(
@@ -273,7 +274,7 @@ export class SqliteStore implements Store {
   }
 
   async reserveAnalysis(keyId: string, limit: number, now: Date): Promise<boolean> {
-    return this.stmts.reserve.get(keyId, monthPeriod(now), limit) !== undefined;
+    return this.stmts.reserve.get({ keyId, period: monthPeriod(now), limit }) !== undefined;
   }
 
   async releaseAnalysis(keyId: string, reservedAt: Date): Promise<void> {
