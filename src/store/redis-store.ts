@@ -90,6 +90,19 @@ function monthCounterExpiry(now: Date): number {
   return Math.floor(nextMonthMs / 1000) + MONTH_COUNTER_GRACE_SECONDS;
 }
 
+/**
+ * @keyv/redis connects a client that is not open on the next call, which after
+ * close() would quietly open a new connection (and keep the process alive). We own
+ * the client's life: node-redis reconnects it during outages, and once closed it
+ * stays closed.
+ */
+class SharedClientKeyvRedis extends KeyvRedis<unknown> {
+  override async getClient(): ReturnType<KeyvRedis<unknown>['getClient']> {
+    if (!this.client.isOpen) throw new Error('The Redis store is closed');
+    return this.client;
+  }
+}
+
 /** {@link Store} over Redis (node-redis 5, @keyv/redis for the cache). */
 export class RedisStore implements Store {
   readonly cache: Keyv;
@@ -100,7 +113,7 @@ export class RedisStore implements Store {
     this.client = client;
     this.prefix = prefix;
     const namespace = `${prefix}cache`;
-    const adapter = new KeyvRedis(client as never, { namespace, throwOnErrors: true, throwOnConnectError: true });
+    const adapter = new SharedClientKeyvRedis(client as never, { namespace, throwOnErrors: true, throwOnConnectError: true });
     this.cache = new Keyv({
       store: adapter,
       namespace,

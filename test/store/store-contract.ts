@@ -160,6 +160,8 @@ export function storeContract(backend: string, fresh: BackendFactory): void {
     await store.close();
     assert.equal(await store.ping(), false);
     await assert.rejects(store.hitRequest('key_a', NOW));
+    await assert.rejects(store.findKey(generateSecret()));
+    await assert.rejects(store.cache.get('entry'), 'the cache does not reopen a closed backend');
     await store.close();
   });
 
