@@ -17,9 +17,12 @@ const now = new Date(config.now);
 const store = await openStore(config.options);
 const send = (m: unknown) => process.send?.(m);
 
-process.on('message', async (msg) => {
+process.on('message', async (msg: string | { burstAt: number }) => {
   try {
-    if (msg === 'burst') {
+    if (typeof msg === 'object') {
+      // Both children start at the same wall-clock instant rather than when each gets its message.
+      await new Promise((r) => setTimeout(r, Math.max(0, msg.burstAt - Date.now())));
+      const startedAt = Date.now();
       const ops: Promise<number | boolean>[] = [];
       for (let i = 0; i < Math.max(config.plan.hits, config.plan.reserves); i++) {
         if (i < config.plan.hits) ops.push(store.hitRequest(config.keyId, now));
@@ -29,6 +32,8 @@ process.on('message', async (msg) => {
       send({
         hits: results.filter((r): r is number => typeof r === 'number'),
         granted: results.filter((r) => r === true).length,
+        startedAt,
+        endedAt: Date.now(),
       });
     } else if (msg === 'release') {
       await Promise.all(Array.from({ length: config.plan.releases }, () => store.releaseAnalysis(config.keyId, now)));

@@ -19,6 +19,8 @@ export type BackendFactory = (t: { after(fn: () => unknown): void }) => Promise<
 // counter for a month long past would vanish at once.
 const MINUTE_START = Math.floor(Date.now() / 60_000) * 60_000;
 const NOW = new Date(MINUTE_START + 56_789);
+/** The `now` every hammer child counts with (usage reads for the hammered key must use it). */
+export const HAMMER_NOW = NOW;
 const SAME_MINUTE = new Date(MINUTE_START + 1_000);
 const NEXT_MINUTE = new Date(MINUTE_START + 60_000);
 const LAST_MONTH = new Date(Date.UTC(NOW.getUTCFullYear(), NOW.getUTCMonth(), 1) - 1);
@@ -168,12 +170,31 @@ export function storeContract(backend: string, fresh: BackendFactory): void {
   test(`${backend}: two processes hammering one key leave exact counts`, async (t) => {
     const options = await fresh(t);
     const result = await hammerFromTwoProcesses(options, { hits: 100, reserves: 100, limit: 150, releases: 30 });
+    t.diagnostic(`burst of 2 x 200 operations took ${result.burstMs} ms, both processes busy together for ${result.overlapMs} ms`);
     const store = await open(t, options);
     assert.equal(result.hitsSeen.length, 200);
     assert.deepEqual([...result.hitsSeen].sort((x, y) => x - y), Array.from({ length: 200 }, (_, i) => i + 1), 'no count seen twice, none lost');
     assert.equal(result.granted, 150, 'exactly the quota granted across both processes');
     const usage = await store.usage('key_hammer', NOW);
     assert.deepEqual(usage, { requestsThisMinute: 200, analysesThisMonth: 150 - 60 });
+  });
+
+  test(`${backend}: two processes contending for a while still count exactly`, async (t) => {
+    // The 200-operation bursts above can finish before the other process starts; these are
+    // long enough to overlap. A run without overlap proves nothing, so try again (fresh key).
+    const options = await fresh(t);
+    const store = await open(t, options);
+    let overlapped = false;
+    for (let run = 0; run < 3 && !overlapped; run++) {
+      const keyId = `key_long_${run}`;
+      const r = await hammerFromTwoProcesses(options, { hits: 1000, reserves: 1000, limit: 1500, releases: 250 }, keyId);
+      t.diagnostic(`run ${run}: 2 x 2000 operations in ${r.burstMs} ms, both processes busy together for ${r.overlapMs} ms`);
+      assert.ok([...r.hitsSeen].sort((x, y) => x - y).every((v, i) => v === i + 1) && r.hitsSeen.length === 2000);
+      assert.equal(r.granted, 1500);
+      assert.deepEqual(await store.usage(keyId, NOW), { requestsThisMinute: 2000, analysesThisMonth: 1000 });
+      overlapped = r.overlapMs > 0;
+    }
+    assert.ok(overlapped, 'the two processes never ran at the same time');
   });
 }
 
@@ -188,9 +209,13 @@ interface HammerPlan {
  * Forks two children (hammer-child.js) on the same backend, lets them start
  * their concurrent bursts together, and collects what each saw.
  */
-export async function hammerFromTwoProcesses(options: OpenStoreOptions, plan: HammerPlan): Promise<{ hitsSeen: number[]; granted: number }> {
+export async function hammerFromTwoProcesses(
+  options: OpenStoreOptions,
+  plan: HammerPlan,
+  keyId = 'key_hammer',
+): Promise<{ hitsSeen: number[]; granted: number; burstMs: number; overlapMs: number }> {
   const script = fileURLToPath(new URL('./hammer-child.js', import.meta.url));
-  const config = JSON.stringify({ options, plan, keyId: 'key_hammer', now: NOW.toISOString() });
+  const config = JSON.stringify({ options, plan, keyId, now: NOW.toISOString() });
   const children = [0, 1].map(() => fork(script, [config], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
   const exits = children.map(
     (c) =>
@@ -207,7 +232,10 @@ export async function hammerFromTwoProcesses(options: OpenStoreOptions, plan: Ha
   try {
     await Promise.all(children.map(next)); // both opened the store
     // Phase 1 together: hits and reservations, interleaved, in both processes at once.
-    const burst = await Promise.all(children.map((c) => (c.send('burst'), next(c))));
+    const started = performance.now();
+    const burstAt = Date.now() + 100;
+    const burst = await Promise.all(children.map((c) => (c.send({ burstAt }), next(c))));
+    const burstMs = Math.round(performance.now() - started);
     // Phase 2 only after both bursts, so a release cannot make room for a late reservation.
     await Promise.all(children.map((c) => (c.send('release'), next(c))));
     children.forEach((c) => c.send('exit'));
@@ -215,6 +243,9 @@ export async function hammerFromTwoProcesses(options: OpenStoreOptions, plan: Ha
     return {
       hitsSeen: burst.flatMap((b) => b.hits as number[]),
       granted: burst.reduce((sum, b) => sum + (b.granted as number), 0),
+      burstMs,
+      // How long both children were firing at once: the test only means something if this is > 0.
+      overlapMs: Math.min(...burst.map((b) => b.endedAt as number)) - Math.max(...burst.map((b) => b.startedAt as number)),
     };
   } finally {
     for (const c of children) if (c.exitCode === null) c.kill();
