@@ -5,7 +5,8 @@
  * Counting is atomic on the server (INCR inside MULTI, check-and-increment in a
  * Lua script), so no client-side lock is needed across processes. The client
  * fails closed: while Redis is unreachable every call rejects at once (no offline
- * queue) or after {@link COMMAND_TIMEOUT_MS}; it never answers "allowed" on its own.
+ * queue), and a call Redis does not answer rejects after {@link COMMAND_TIMEOUT_MS};
+ * it never answers "allowed" on its own.
  */
 import { createHash } from 'node:crypto';
 
@@ -26,7 +27,11 @@ import {
 } from './api-keys.js';
 import type { ApiKeyRecord, Store, UsageSnapshot } from './store.js';
 
-/** Bound on any one command, so a hung Redis turns into an error instead of a hung request. */
+/**
+ * Bound on any one store call, so a hung Redis (paused, overloaded, half-open TCP)
+ * turns into an error instead of a hung request. node-redis's own command timeout
+ * only covers the wait before a command is written, not the wait for its reply.
+ */
 const COMMAND_TIMEOUT_MS = 2000;
 const CONNECT_TIMEOUT_MS = 2000;
 /** Attempts before the first connection is given up (later outages are retried for ever). */
@@ -90,6 +95,28 @@ function monthCounterExpiry(now: Date): number {
   return Math.floor(nextMonthMs / 1000) + MONTH_COUNTER_GRACE_SECONDS;
 }
 
+/** A store call that Redis did not answer in time. */
+export class RedisTimeoutError extends Error {
+  readonly code = 'ERR_STORE_TIMEOUT';
+  constructor(ms: number) {
+    super(`Redis did not answer within ${ms} ms`);
+    this.name = 'RedisTimeoutError';
+  }
+}
+
+/** `work`, or a RedisTimeoutError once `ms` pass; `work` itself runs on (its outcome is then ignored). */
+async function withDeadline<T>(work: Promise<T>, ms = COMMAND_TIMEOUT_MS): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new RedisTimeoutError(ms)), ms);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * @keyv/redis connects a client that is not open on the next call, which after
  * close() would quietly open a new connection (and keep the process alive). We own
@@ -100,6 +127,23 @@ class SharedClientKeyvRedis extends KeyvRedis<unknown> {
   override async getClient(): ReturnType<KeyvRedis<unknown>['getClient']> {
     if (!this.client.isOpen) throw new Error('The Redis store is closed');
     return this.client;
+  }
+
+  // The same deadline as every other store call: a cache that hangs would hold requests.
+  override async get<U>(key: string): Promise<U | undefined> {
+    return withDeadline(super.get<U>(key));
+  }
+
+  override async set(key: string, value: string, ttl?: number): Promise<void> {
+    return withDeadline(super.set(key, value, ttl));
+  }
+
+  override async delete(key: string): Promise<boolean> {
+    return withDeadline(super.delete(key));
+  }
+
+  override async has(key: string): Promise<boolean> {
+    return withDeadline(super.has(key));
   }
 }
 
@@ -205,8 +249,9 @@ export class RedisStore implements Store {
       createdAt: createdAt.toISOString(),
       revokedAt: null,
     };
-    await this.client
-      .multi()
+    await withDeadline(
+      this.client
+        .multi()
       .hSet(this.keyRecordKey(record.id), {
         id: record.id,
         name: record.name,
@@ -217,20 +262,21 @@ export class RedisStore implements Store {
         createdAt: record.createdAt,
         revokedAt: '',
       })
-      .set(this.keyHashKey(hash), record.id)
-      .rPush(this.keyIndexKey, record.id)
-      .exec();
+        .set(this.keyHashKey(hash), record.id)
+        .rPush(this.keyIndexKey, record.id)
+        .exec(),
+    );
     return { record, secret };
   }
 
   async listKeys(): Promise<ApiKeyRecord[]> {
-    const ids = await this.client.lRange(this.keyIndexKey, 0, -1);
-    const hashes = await Promise.all(ids.map((id) => this.client.hGetAll(this.keyRecordKey(id))));
+    const ids = await withDeadline(this.client.lRange(this.keyIndexKey, 0, -1));
+    const hashes = await withDeadline(Promise.all(ids.map((id) => this.client.hGetAll(this.keyRecordKey(id)))));
     return hashes.filter((h) => h.id !== undefined).map((h) => toRecord(h));
   }
 
   async revokeKey(id: string): Promise<boolean> {
-    return (await this.run(SCRIPTS.revoke, [this.keyRecordKey(id)], [new Date().toISOString()])) === 1;
+    return (await withDeadline(this.run(SCRIPTS.revoke, [this.keyRecordKey(id)], [new Date().toISOString()]))) === 1;
   }
 
   /**
@@ -241,9 +287,9 @@ export class RedisStore implements Store {
   async findKey(secret: string): Promise<ApiKeyRecord | null> {
     if (typeof secret !== 'string' || !isWellFormedSecret(secret)) return null;
     const hash = hashSecret(secret);
-    const id = await this.client.get(this.keyHashKey(hash));
+    const id = await withDeadline(this.client.get(this.keyHashKey(hash)));
     if (id === null) return null;
-    const stored = await this.client.hGetAll(this.keyRecordKey(id));
+    const stored = await withDeadline(this.client.hGetAll(this.keyRecordKey(id)));
     if (!stored.secretHash || !hashesEqual(Buffer.from(stored.secretHash, 'hex'), hash)) return null;
     if (stored.revokedAt) return null;
     return toRecord(stored);
@@ -251,32 +297,43 @@ export class RedisStore implements Store {
 
   /** All keys ever created, revoked ones included. */
   async countKeys(): Promise<number> {
-    return this.client.lLen(this.keyIndexKey);
+    return withDeadline(this.client.lLen(this.keyIndexKey));
   }
 
   async hitRequest(keyId: string, now: Date): Promise<number> {
     const key = this.minuteKey(keyId, now);
-    const [count] = await this.client.multi().incr(key).expire(key, MINUTE_COUNTER_TTL_SECONDS).exec();
+    const [count] = await withDeadline(this.client.multi().incr(key).expire(key, MINUTE_COUNTER_TTL_SECONDS).exec());
     return Number(count);
   }
 
   async reserveAnalysis(keyId: string, limit: number, now: Date): Promise<boolean> {
-    const reply = await this.run(SCRIPTS.reserve, [this.monthKey(keyId, now)], [String(limit), String(monthCounterExpiry(now))]);
-    return reply === 1;
+    const reservation = this.run(SCRIPTS.reserve, [this.monthKey(keyId, now)], [String(limit), String(monthCounterExpiry(now))]).then(
+      (reply) => reply === 1,
+    );
+    try {
+      return await withDeadline(reservation);
+    } catch (err) {
+      // The caller sees a failure and will not release; if Redis granted the reservation after
+      // all, give it back, so a failed request consumes no quota.
+      if (err instanceof RedisTimeoutError) {
+        reservation.then((granted) => (granted ? this.releaseAnalysis(keyId, now) : undefined)).catch(() => {});
+      }
+      throw err;
+    }
   }
 
   async releaseAnalysis(keyId: string, reservedAt: Date): Promise<void> {
-    await this.run(SCRIPTS.release, [this.monthKey(keyId, reservedAt)], []);
+    await withDeadline(this.run(SCRIPTS.release, [this.monthKey(keyId, reservedAt)], []));
   }
 
   async usage(keyId: string, now: Date): Promise<UsageSnapshot> {
-    const [minute, month] = await this.client.mGet([this.minuteKey(keyId, now), this.monthKey(keyId, now)]);
+    const [minute, month] = await withDeadline(this.client.mGet([this.minuteKey(keyId, now), this.monthKey(keyId, now)]));
     return { requestsThisMinute: Number(minute ?? 0), analysesThisMonth: Number(month ?? 0) };
   }
 
   async ping(): Promise<boolean> {
     try {
-      return (await this.client.ping()) === 'PONG';
+      return (await withDeadline(this.client.ping())) === 'PONG';
     } catch {
       return false;
     }
@@ -285,9 +342,10 @@ export class RedisStore implements Store {
   async close(): Promise<void> {
     if (!this.client.isOpen) return;
     try {
-      await this.client.close();
+      // close() waits for the replies in flight; a hung server would hold shutdown for ever.
+      await withDeadline(this.client.close());
     } catch {
-      this.client.destroy();
+      if (this.client.isOpen) this.client.destroy();
     }
   }
 }

@@ -9,7 +9,8 @@
  * (no RDB snapshots, no AOF) and works in its own temp directory, removed by
  * stop(). To simulate an outage, stop() it and later start a new one on the same
  * port with `startRedisServer({ port: redis.port })`: the data is gone, the URL
- * is the same.
+ * is the same. To simulate a server that hangs instead, `process.kill(redis.pid,
+ * 'SIGSTOP')` and later 'SIGCONT' (stop() resumes it first, so it can exit).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -21,6 +22,8 @@ export interface RedisServer {
   /** `redis://127.0.0.1:PORT` */
   url: string;
   port: number;
+  /** Process id of the redis-server. */
+  pid: number;
   /** Stops the server (SIGTERM, then SIGKILL after 5 s) and removes its directory. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -71,6 +74,7 @@ async function waitUntilReady(port: number, child: ChildProcess, deadline: numbe
 async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGCONT'); // a paused server would not act on SIGTERM
   child.kill('SIGTERM');
   const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
   await exited;
@@ -109,6 +113,7 @@ export async function startRedisServer(options: { port?: number } = {}): Promise
     return {
       url: `redis://127.0.0.1:${port}`,
       port,
+      pid: child.pid!,
       stop: () => {
         stopped ??= stopChild(child).then(() => rm(dir, { recursive: true, force: true }));
         return stopped;

@@ -117,3 +117,47 @@ test('redis: while the server is down every operation rejects (fail closed), and
   assert.equal(await store.reserveAnalysis('key_f', 1, now), true);
   assert.equal(await store.findKey(secret), null, 'the restarted server kept nothing, so the key is unknown');
 });
+
+test('redis: a server that stops answering makes calls reject after the deadline, and a late reservation is given back', async (t) => {
+  const redis = await startRedisServer();
+  t.after(() => redis.stop());
+  const store = await openStore({ dataDir, redisUrl: redis.url });
+  t.after(() => store.close());
+  const { secret } = await store.createKey({ name: 'k', rateLimit: 20, monthlyLimit: 1000 });
+  const now = new Date();
+  assert.equal(await store.reserveAnalysis('key_h', 10, now), true);
+
+  process.kill(redis.pid, 'SIGSTOP');
+  let resumed = false;
+  const resume = () => {
+    if (!resumed) process.kill(redis.pid, 'SIGCONT');
+    resumed = true;
+  };
+  t.after(resume);
+  const started = Date.now();
+  const outcomes = await Promise.allSettled([
+    store.reserveAnalysis('key_h', 10, now),
+    store.hitRequest('key_h', now),
+    store.findKey(secret),
+    store.usage('key_h', now),
+    store.cache.get('anything'),
+  ]);
+  const elapsed = Date.now() - started;
+  t.diagnostic(`calls to a paused server rejected after ${elapsed} ms`);
+  assert.deepEqual(outcomes.map((o) => o.status), Array(5).fill('rejected'));
+  assert.equal((outcomes[0] as PromiseRejectedResult).reason.code, 'ERR_STORE_TIMEOUT');
+  assert.ok(elapsed >= 1900 && elapsed < 4000, `rejected after ${elapsed} ms`);
+  assert.equal(await store.ping(), false);
+
+  resume();
+  // The paused reservation lands when the server resumes; the store gives it back by itself.
+  const deadline = Date.now() + 5000;
+  let month = -1;
+  while (Date.now() < deadline) {
+    month = (await store.usage('key_h', now)).analysesThisMonth;
+    if (month === 1) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.equal(month, 1, 'only the reservation made before the pause remains');
+  assert.equal(await store.ping(), true);
+});
