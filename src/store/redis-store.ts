@@ -175,30 +175,30 @@ export class RedisStore implements Store {
    */
   static async connect(url: string, cacheTtlSeconds: number, prefix = 'trackscan:'): Promise<RedisStore> {
     let connectedOnce = false;
-    const client = createClient({
-      url,
-      // Fail closed: a command issued while disconnected rejects now instead of waiting in a queue.
-      disableOfflineQueue: true,
-      commandOptions: { timeout: COMMAND_TIMEOUT_MS },
-      socket: {
-        connectTimeout: CONNECT_TIMEOUT_MS,
-        reconnectStrategy: (retries: number, cause: Error) => {
-          if (!connectedOnce && retries >= INITIAL_CONNECT_RETRIES) return cause;
-          // Short, capped back-off: the service should recover soon after Redis returns.
-          return Math.min(50 * 2 ** retries, 1000);
-        },
-      },
-    });
-    // node-redis emits 'error' on every socket failure; without a listener that would crash the
-    // process. Commands reject on their own, which is where failures are reported.
-    client.on('error', () => {});
-    client.on('ready', () => {
-      connectedOnce = true;
-    });
+    let client: RedisClient | undefined;
     try {
+      client = createClient({
+        url,
+        // Fail closed: a command issued while disconnected rejects now instead of waiting in a queue.
+        disableOfflineQueue: true,
+        socket: {
+          connectTimeout: CONNECT_TIMEOUT_MS,
+          reconnectStrategy: (retries: number, cause: Error) => {
+            if (!connectedOnce && retries >= INITIAL_CONNECT_RETRIES) return cause;
+            // Short, capped back-off: the service should recover soon after Redis returns.
+            return Math.min(50 * 2 ** retries, 1000);
+          },
+        },
+      });
+      // node-redis emits 'error' on every socket failure; without a listener that would crash the
+      // process. Commands reject on their own, which is where failures are reported.
+      client.on('error', () => {});
+      client.on('ready', () => {
+        connectedOnce = true;
+      });
       await client.connect();
     } catch (err) {
-      if (client.isOpen) client.destroy();
+      if (client?.isOpen) client.destroy();
       throw new Error(`Cannot connect to Redis at ${redactUrl(url)}: ${(err as Error).message}`, { cause: err });
     }
     return new RedisStore(client, cacheTtlSeconds, prefix);
