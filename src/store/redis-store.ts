@@ -6,7 +6,18 @@
  * Lua script), so no client-side lock is needed across processes. The client
  * fails closed: while Redis is unreachable every call rejects at once (no offline
  * queue), and a call Redis does not answer rejects after {@link COMMAND_TIMEOUT_MS};
- * it never answers "allowed" on its own.
+ * it never answers "allowed" on its own. A call that timed out may still have
+ * been applied when Redis catches up: a request counted in its minute although it
+ * was refused, never the reverse (a late monthly reservation is given back).
+ *
+ * Layout (under the prefix `trackscan:`; key records are kept, counters and cache entries expire):
+ *   key:<id>                hash   id, name, displayPrefix, secretHash (hex SHA-256), rateLimit,
+ *                                  monthlyLimit, createdAt, revokedAt ('' while live)
+ *   keyhash:<sha256 hex>    string the key id, for lookup by hash
+ *   keys                    list   key ids in creation order
+ *   rpm:<id>:<YYYY-MM-DDTHH:MM>  string requests in that UTC minute, expires after 120 s
+ *   apm:<id>:<YYYY-MM>      string analyses in that UTC month, expires a month after it ends
+ *   cache::<cache key>      string keyv entry (JSON), expires with its TTL
  */
 import { createHash } from 'node:crypto';
 
