@@ -191,7 +191,7 @@ export class SqliteStore implements Store {
          RETURNING count`,
       ),
       // One statement: the check and the increment happen under the same write lock.
-      // "WHERE ?3 > 0" keeps a zero quota from inserting its first row; the DO UPDATE's
+      // "WHERE @limit > 0" keeps a zero quota from inserting its first row; the DO UPDATE's
       // WHERE refuses at the limit, and then nothing is returned. (better-sqlite3 binds
       // named parameters, not ?NNN, hence @limit used twice.)
       reserve: db.prepare<[{ keyId: string; period: string; limit: number }], { count: number }>(
