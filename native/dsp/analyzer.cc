@@ -78,7 +78,6 @@ Status Analyzer::Push(const float* interleaved, std::size_t frames) {
     s = resampler_->Process(interleaved, frames, &mono_);
     if (s != Status::kOk) return s;
     if (tuning_) tuning_->Process(mono_.data(), mono_.size());
-    if (key_) key_->Process(mono_.data(), mono_.size());
     if (tempo_) tempo_->Process(mono_.data(), mono_.size());
   }
   return Status::kOk;
@@ -90,7 +89,7 @@ Result<AnalysisResult> Analyzer::Finish() {
   result.duration_s = static_cast<double>(frames_) / config_.sample_rate_hz;
   result.loudness = loudness_.Summary();
   if (tuning_) result.tuning = tuning_->Estimate();
-  if (key_) result.key = key_->Estimate(result.tuning ? result.tuning->reference_hz : 440.0);
+  if (key_) result.key = key_->Estimate(tuning_->features(), result.tuning ? result.tuning->reference_hz : 440.0);
   if (!config_.detect_tuning) result.tuning.reset();
   if (tempo_) result.tempo = tempo_->Estimate();
   if (non_finite_samples_ > 0) result.warnings.emplace_back("non_finite_samples_replaced");

@@ -1,14 +1,149 @@
 #include "key.h"
 
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "params.h"
+
 namespace trackscan::dsp {
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+using Chroma = std::array<double, 12>;
+
+struct Profile {
+  Chroma major;
+  Chroma minor;
+};
+
+// Key profiles, tonic first. Published values; see params.h for which is used
+// and why.
+constexpr Profile kProfiles[] = {
+    // 0: Krumhansl & Kessler 1982, probe-tone ratings.
+    {{6.35, 2.23, 3.48, 2.33, 4.38, 4.09, 2.52, 5.19, 2.39, 3.66, 2.29, 2.88},
+     {6.33, 2.68, 3.52, 5.38, 2.60, 3.53, 2.54, 4.75, 3.98, 2.69, 3.34, 3.17}},
+    // 1: Temperley 2007 (Music and Probability), Kostka-Payne corpus.
+    {{0.748, 0.060, 0.488, 0.082, 0.670, 0.460, 0.096, 0.715, 0.104, 0.366, 0.057, 0.400},
+     {0.712, 0.084, 0.474, 0.618, 0.049, 0.460, 0.105, 0.747, 0.404, 0.067, 0.133, 0.330}},
+    // 2: Albrecht & Shanahan 2013, duration-weighted corpus counts.
+    {{0.238, 0.006, 0.111, 0.006, 0.137, 0.094, 0.016, 0.214, 0.009, 0.080, 0.008, 0.081},
+     {0.220, 0.006, 0.104, 0.123, 0.019, 0.103, 0.012, 0.214, 0.062, 0.022, 0.061, 0.052}},
+};
+
+// Folds a 10-cent pitch histogram (bin 0 = A on the 440 grid) onto the 12
+// pitch classes of a grid shifted by tuning_cents. A bin's weight falls off
+// as cos^2 of its distance to the nearest note, so energy half-way between
+// two notes (glides, noise, mistuned partials) counts for little.
+Chroma Fold(const std::array<float, kFineChromaBins>& fine, double tuning_cents) {
+  Chroma out{};
+  constexpr double bin_cents = 1200.0 / kFineChromaBins;
+  for (int b = 0; b < kFineChromaBins; ++b) {
+    if (fine[b] == 0.0f) continue;
+    const double semis = (b * bin_cents - tuning_cents) / 100.0;
+    const double n = std::round(semis);
+    const double c = std::cos(kPi * (semis - n));
+    const int pc = ((static_cast<int>(n) + 9) % 12 + 12) % 12;  // A = 9
+    out[pc] += fine[b] * c * c;
+  }
+  return out;
+}
+
+double Sum(const Chroma& c) {
+  double s = 0.0;
+  for (double v : c) s += v;
+  return s;
+}
+
+// Pearson correlation of chroma c with profile p rotated to tonic t.
+double Correlate(const Chroma& c, const Chroma& p, int t) {
+  double mc = Sum(c) / 12.0, mp = Sum(p) / 12.0;
+  double num = 0.0, dc = 0.0, dp = 0.0;
+  for (int i = 0; i < 12; ++i) {
+    const double a = c[(i + t) % 12] - mc;
+    const double b = p[i] - mp;
+    num += a * b;
+    dc += a * a;
+    dp += b * b;
+  }
+  return dc > 0.0 && dp > 0.0 ? num / std::sqrt(dc * dp) : 0.0;
+}
+
+}  // namespace
 
 Result<KeyEstimator> KeyEstimator::Create(double sample_rate_hz) {
   if (!(sample_rate_hz > 0.0)) return Status::kInvalidArgument;
-  return KeyEstimator(sample_rate_hz);
+  return KeyEstimator();
 }
 
-void KeyEstimator::Process(const float*, std::size_t) {}
+std::optional<KeyEstimate> KeyEstimator::Estimate(const TonalFeatures& features, double reference_hz) const {
+  if (!(reference_hz > 0.0) || !std::isfinite(reference_hz)) reference_hz = 440.0;
+  if (features.tonal_frames < params::kKeyMinTonalFrames) return std::nullopt;
+  double tuning_cents = 1200.0 * std::log2(reference_hz / 440.0);
+  tuning_cents -= 100.0 * std::round(tuning_cents / 100.0);
 
-std::optional<KeyEstimate> KeyEstimator::Estimate(double) const { return std::nullopt; }
+  const double bass_weight = params::kKeyBassWeight;
+  const double gamma = params::kKeyCompression;
+
+  Chroma treble{}, bass{};
+  for (const TonalSegment& seg : features.segments) {
+    Chroma t = Fold(seg.treble, tuning_cents);
+    Chroma b = Fold(seg.bass, tuning_cents);
+    const double st = Sum(t), sb = Sum(b);
+    for (int i = 0; i < 12; ++i) {
+      treble[i] += st > 0.0 ? t[i] / st : 0.0;
+      bass[i] += sb > 0.0 ? b[i] / sb : 0.0;
+    }
+  }
+  const double st = Sum(treble), sb = Sum(bass);
+  if (!(st > 0.0)) return std::nullopt;
+  for (int i = 0; i < 12; ++i) {
+    treble[i] = std::log1p(gamma * 12.0 * treble[i] / st);
+    bass[i] = sb > 0.0 ? std::log1p(gamma * 12.0 * bass[i] / sb) : 0.0;
+  }
+
+  static_assert(params::kKeyProfile >= 0 && params::kKeyProfile < static_cast<int>(std::size(kProfiles)));
+  const Profile& prof = kProfiles[params::kKeyProfile];
+  std::array<double, 24> score{};
+  for (int k = 0; k < 24; ++k) {
+    const bool minor = k >= 12;
+    const Chroma& p = minor ? prof.minor : prof.major;
+    score[k] = Correlate(treble, p, k % 12) + (sb > 0.0 ? bass_weight * Correlate(bass, p, k % 12) : 0.0);
+    score[k] /= 1.0 + bass_weight;
+  }
+
+  std::array<int, 24> order{};
+  for (int k = 0; k < 24; ++k) order[k] = k;
+  std::sort(order.begin(), order.end(), [&](int a, int b) { return score[a] > score[b]; });
+
+  // Tonality: participation ratio of the treble chroma above its minimum.
+  Chroma lin{};
+  double lin_sum = 0.0;
+  const double mn = *std::min_element(treble.begin(), treble.end());
+  for (int i = 0; i < 12; ++i) lin_sum += (lin[i] = treble[i] - mn);
+  double sq = 0.0;
+  for (double v : lin) sq += (v / lin_sum) * (v / lin_sum);
+  const double pitch_classes = lin_sum > 0.0 ? 1.0 / sq : 0.0;
+
+  const double margin = std::clamp((score[order[0]] - score[order[1]]) / params::kKeyFullMargin, 0.0, 1.0);
+  const double tonality = std::clamp((pitch_classes - params::kKeyMinPitchClasses) /
+                                         (params::kKeyFullPitchClasses - params::kKeyMinPitchClasses),
+                                     0.0, 1.0);
+  const double evidence = 1.0 - std::exp(-features.tonal_frames / params::kKeyEvidenceFrames);
+
+  double z = 0.0;
+  std::array<double, 24> prob{};
+  for (int k = 0; k < 24; ++k) z += (prob[k] = std::exp((score[k] - score[order[0]]) / params::kKeySoftmaxTemperature));
+
+  KeyEstimate e;
+  e.tonic = order[0] % 12;
+  e.minor = order[0] >= 12;
+  e.confidence = margin * tonality * evidence;
+  for (int i = 0; i < params::kKeyCandidates; ++i) {
+    e.candidates.push_back(KeyCandidate{order[i] % 12, order[i] >= 12, prob[order[i]] / z});
+  }
+  return e;
+}
 
 }  // namespace trackscan::dsp

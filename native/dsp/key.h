@@ -1,7 +1,27 @@
-// Key estimator: mono samples at params::kAnalysisRateHz in; the key, its
-// confidence and ranked candidates out.
+// Key estimator: reads the tonal front end's features (tonal_frontend.h,
+// owned by the tuning estimator so the STFT runs once) and the measured
+// tuning; the key, its confidence and ranked candidates out.
 //
-// PLACEHOLDER until issue 3: Estimate() always answers "no key".
+// Method (see key.cc for the reasoning behind each step):
+//   1. fold the 10-cent pitch histograms into 12 pitch classes on the grid of
+//      the measured tuning, weighting each fine bin by how close it is to a
+//      note of that grid (tuning-aware chroma);
+//   2. per segment, normalise and log-compress the treble and bass chroma,
+//      then average over segments so a loud passage counts no more than a
+//      quiet one;
+//   3. score the 24 keys by correlating the chroma with rotated key profiles,
+//      treble and bass separately, and add the two;
+//   4. candidate scores are a softmax of the key scores.
+//
+// Confidence = margin x tonality x evidence, each in 0..1:
+//   margin   (best score - second best) / kKeyFullMargin, the usual
+//            predictor of a correct key: a close runner-up is usually the
+//            relative or dominant key and often the answer;
+//   tonality how many pitch classes carry energy (participation ratio of the
+//            chroma) between kKeyMinPitchClasses (a single note with its
+//            harmonics: no key) and kKeyFullPitchClasses;
+//   evidence 1 - exp(-tonal frames / kKeyEvidenceFrames).
+// nullopt when fewer than kKeyMinTonalFrames frames carried partials.
 #ifndef TRACKSCAN_DSP_KEY_H_
 #define TRACKSCAN_DSP_KEY_H_
 
@@ -10,6 +30,7 @@
 #include <vector>
 
 #include "status.h"
+#include "tonal_frontend.h"
 
 namespace trackscan::dsp {
 
@@ -29,13 +50,13 @@ struct KeyEstimate {
 class KeyEstimator {
  public:
   static Result<KeyEstimator> Create(double sample_rate_hz);
-  void Process(const float* mono, std::size_t n);
+
+  // features: from TuningEstimator::features() after its Estimate();
   // reference_hz: the tuning to build pitch classes on (440 when unknown).
-  std::optional<KeyEstimate> Estimate(double reference_hz) const;
+  std::optional<KeyEstimate> Estimate(const TonalFeatures& features, double reference_hz) const;
 
  private:
-  explicit KeyEstimator(double sample_rate_hz) : sample_rate_hz_(sample_rate_hz) {}
-  double sample_rate_hz_;
+  KeyEstimator() = default;
 };
 
 }  // namespace trackscan::dsp

@@ -60,10 +60,83 @@ inline constexpr int kResamplerQuality = 4;
 // (tempo constants go here)
 
 // ---- Key (native/dsp/key.cc) ----------------------------------------------
-// (key constants go here)
+// Index into key.cc's profile table (0 Krumhansl-Kessler, 1 Temperley 2007,
+// 2 Albrecht-Shanahan 2013). Corpus counts (2) fit audio chroma better than
+// probe-tone ratings (0): they are sparse outside the scale, as is what
+// instruments actually play. ../shared/eval MIREX: 49 %, 55 %, 68 %.
+inline constexpr int kKeyProfile = 2;
+// Weight of the bass-band correlation relative to the treble one, 0..4.
+// ../shared/eval MIREX: 0 -> 44 %, 0.5 -> 58 %, 1 -> 68 %, 2 -> 63 %.
+inline constexpr double kKeyBassWeight = 1.0;
+// Log compression of the chroma, log(1 + gamma * 12 * share), 0.1..100.
+// Flat around 1 (0.3 -> 66.6 %, 1 -> 67.7 %, 5 -> 64.1 % on ../shared/eval).
+inline constexpr double kKeyCompression = 1.0;
+// Frames (of kTonalHopSize) with partials needed before any key is given.
+inline constexpr double kKeyMinTonalFrames = 6.0;
+// Frames of evidence at which confidence reaches 63 %.
+inline constexpr double kKeyEvidenceFrames = 20.0;
+// Score margin (best - runner-up, correlation units) that reads full confidence.
+inline constexpr double kKeyFullMargin = 0.1;
+// Participation ratio of the chroma: below min no key (one note), full above.
+inline constexpr double kKeyMinPitchClasses = 3.0;
+inline constexpr double kKeyFullPitchClasses = 6.0;
+// Softmax temperature turning key scores into candidate scores (correlation units).
+inline constexpr double kKeySoftmaxTemperature = 0.03;
+// Candidates reported (SPEC: top 3).
+inline constexpr int kKeyCandidates = 3;
 
 // ---- Tuning (native/dsp/tuning.cc) ----------------------------------------
-// (tuning constants go here)
+// Band of partials that vote for the tuning, Hz.
+inline constexpr double kTuningMinHz = 150.0;
+inline constexpr double kTuningMaxHz = 2500.0;
+// Gaussian kernel over the cent-offset histogram, cents, 0.5..5.
+inline constexpr double kTuningKernelCents = 2.0;
+// Half-width of the window around the mode that counts as "in tune", cents.
+inline constexpr double kTuningConcentrationCents = 10.0;
+// Share of weight within that window that reads full confidence.
+inline constexpr double kTuningFullConcentration = 0.6;
+// Total peak weight at which tuning evidence reaches 63 %.
+inline constexpr double kTuningEvidenceWeight = 20.0;
+
+// ---- Tonal front end (native/dsp/tonal_frontend.cc), shared by key and tuning
+// Samples per STFT frame at kAnalysisRateHz. 8192 (0.74 s, 1.35 Hz bins)
+// resolves neighbouring semitones down to about E2 (82 Hz), where the bass
+// line lives, and localises a partial to a fraction of a cent above ~200 Hz.
+// Must have only factors 2, 3, 5 (RealFft). Range 4096..16384.
+inline constexpr std::size_t kTonalFrameSize = 8192;
+// Samples between frames. Half a frame: a Hann window at 50 % overlap covers
+// every sample with equal total weight, and key/tuning need no finer time.
+// Range kTonalFrameSize/4..kTonalFrameSize/2.
+inline constexpr std::size_t kTonalHopSize = 4096;
+// Lowest partial used, Hz: below ~50 Hz an 8192-point frame at 11025 Hz
+// cannot separate semitones (2.4 bins apart at 55 Hz).
+inline constexpr double kTonalBassMinHz = 50.0;
+// Bass/treble split for the chroma, Hz. Below ~200 Hz (G3) sit the bass line
+// and chord roots, which name the tonic more often than upper voices do, so
+// they get their own chroma and correlation. Measured on ../shared/eval
+// (bench/dev/tonal/eval.mjs): 150 -> 63.6, 200 -> 67.7, 300 -> 65.9 MIREX %.
+inline constexpr double kTonalBassMaxHz = 200.0;
+// Highest partial in the chroma, Hz. Above ~1 kHz most peaks are upper
+// harmonics (3rd, 5th, ... of lower notes: fifths and thirds of the wrong
+// root) and vocal formants, which blur the pitch-class picture. Measured on
+// ../shared/eval: 600 -> 66.6, 1000 -> 67.7, 1600 -> 58.2, 2500 -> 60.2.
+inline constexpr double kTonalChromaMaxHz = 1000.0;
+// Half-width of the local floor (geometric mean of |X|), bins.
+inline constexpr int kTonalFloorHalfWidthBins = 40;
+// A peak must stand this far above the local floor, dB. Below ~10 dB noise
+// maxima and sidelobes get in, above ~15 dB quieter voices of a dense mix drop
+// out (../shared/eval MIREX: 6 dB 58 %, 9 dB 66 %, 12 dB 68 %, 16 dB 62 %).
+inline constexpr double kTonalPeakOverFloorDb = 12.0;
+// Added to each peak's weight (nepers above threshold), so a peak just over
+// the threshold still counts.
+inline constexpr double kTonalPeakWeightOffset = 0.5;
+// Partials below this level (dBFS, as a sine's peak) are ignored.
+inline constexpr double kTonalAbsoluteFloorDbfs = -90.0;
+// Peaks in a frame for it to count as tonal.
+inline constexpr int kTonalMinFramePeaks = 3;
+// Frames per key segment at the start (16 = 6 s) and the most segments kept.
+inline constexpr std::size_t kTonalSegmentFrames = 16;
+inline constexpr std::size_t kTonalMaxSegments = 256;
 
 }  // namespace trackscan::dsp::params
 

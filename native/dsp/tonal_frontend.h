@@ -1,0 +1,88 @@
+// Tonal front end shared by the key and tuning estimators: one STFT at
+// params::kAnalysisRateHz, spectral peaks, and the two summaries kept from
+// them, so memory stays bounded whatever the length of the input.
+//
+// Per frame (params::kTonalFrameSize samples, Hann, hop kTonalHopSize):
+//   1. local maxima of the magnitude spectrum that stand params::
+//      kTonalPeakOverFloorDb above the local geometric-mean floor (a
+//      whitening that makes each partial's weight independent of level and of
+//      the spectral tilt of the mix);
+//   2. each peak's frequency refined to a small fraction of a bin with the
+//      exact two-bin ratio estimator of a sinusoid under a Hann window
+//      (Grandke 1983, "Interpolation algorithms for discrete Fourier
+//      transforms of weighted signals");
+//   3. its pitch in cents from A4 = 440 Hz goes into
+//      - a 100-bin histogram of offsets from the equal-tempered grid (tuning),
+//      - a 120-bin (10-cent) pitch-class histogram, split into bass and treble
+//        bands, per time segment (key). Pitch classes are folded only later,
+//        once the tuning is known, which is what makes the key tuning-aware.
+//
+// Segments hold params::kTonalSegmentFrames frames; when there would be more
+// than kTonalMaxSegments, neighbours are merged pairwise, so a long input
+// keeps coarser segments rather than more of them.
+#ifndef TRACKSCAN_DSP_TONAL_FRONTEND_H_
+#define TRACKSCAN_DSP_TONAL_FRONTEND_H_
+
+#include <array>
+#include <complex>
+#include <cstddef>
+#include <vector>
+
+#include "real_fft.h"
+#include "status.h"
+
+namespace trackscan::dsp {
+
+inline constexpr int kTuningHistogramBins = 100;  // 1 cent each, offset 0..99 cents above the A440 grid
+inline constexpr int kFineChromaBins = 120;       // 10 cents each, bin 0 centred on A (440 Hz grid)
+
+struct TonalSegment {
+  std::array<float, kFineChromaBins> bass{};    // peaks from kTonalBassMinHz to kTonalBassMaxHz
+  std::array<float, kFineChromaBins> treble{};  // peaks from kTonalBassMaxHz to kTonalChromaMaxHz
+  double frames = 0;                            // frames summed into this segment
+};
+
+struct TonalFeatures {
+  // Peak weight by offset from the A440 equal-tempered grid; bin i is centred
+  // on i cents (weights are split linearly between the two nearest bins).
+  std::array<double, kTuningHistogramBins> tuning_histogram{};
+  std::vector<TonalSegment> segments;  // in time order, at most kTonalMaxSegments
+  double frames = 0;                   // frames analysed
+  double tonal_frames = 0;             // frames with at least kTonalMinFramePeaks peaks
+  double peak_weight = 0;              // total weight of all peaks, tuning band
+};
+
+class TonalFrontend {
+ public:
+  static Result<TonalFrontend> Create(double sample_rate_hz);
+
+  // Any chunk size; results do not depend on how the input is split.
+  void Process(const float* mono, std::size_t n);
+
+  // Analyses the last, zero-padded frame. Idempotent; Process() must not be
+  // called afterwards.
+  void Finish();
+
+  const TonalFeatures& features() const { return features_; }
+
+ private:
+  TonalFrontend(double sample_rate_hz, RealFft fft);
+  void AnalyseFrame();
+
+  double sample_rate_hz_;
+  RealFft fft_;
+  std::vector<float> window_;                  // Hann, kTonalFrameSize
+  std::vector<float> buffer_;                  // last kTonalFrameSize input samples
+  std::size_t new_samples_ = 0;                // samples since the last frame ended, < kTonalHopSize
+  std::size_t segment_frames_;                 // frames per segment, doubles on merging
+  bool finished_ = false;
+  std::vector<float> frame_;                   // scratch: windowed frame
+  std::vector<std::complex<float>> spectrum_;  // scratch
+  std::vector<float> log_mag_;                 // scratch: ln |X|
+  std::vector<double> prefix_;                 // scratch: prefix sums of log_mag_
+  TonalFeatures features_;
+};
+
+}  // namespace trackscan::dsp
+
+#endif  // TRACKSCAN_DSP_TONAL_FRONTEND_H_
