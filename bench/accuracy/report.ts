@@ -1,0 +1,252 @@
+/**
+ * Turns the harness's predictions into the side-by-side tables: one table a
+ * group and one for everything, a row per engine configuration. Pure: no I/O.
+ */
+import {
+  confidenceInformativeness, keyExact, median, mirexKeyScore, parseKey, quantile, tempoAcc1, tempoAcc2, tuningErrorCents,
+  type Judged,
+} from './metrics.js';
+
+/** One recording's labels and every engine's answers, as written to --out. */
+export interface Prediction {
+  path: string;
+  group: string;
+  genre: string | null;
+  durationSeconds: number;
+  label: { bpm: number | null; key: string | null; hz: number | null };
+  /** ffmpeg's ebur128 filter on the file (LUFS), or null if skipped/failed. */
+  referenceLufs: number | null;
+  error?: string;
+  trackscan?: {
+    bpm: number | null;
+    bpmConfidence: number | null;
+    key: string | null;
+    keyConfidence: number | null;
+    hz: number | null;
+    hzConfidence: number | null;
+    integratedLufs: number | null;
+    cpuSeconds: number;
+    wallSeconds: number;
+    /** The same run with tempo, key and tuning off: what loudness alone costs. */
+    loudnessOnlyCpuSeconds: number;
+    warnings: string[];
+  };
+  essentia?: {
+    /** ffmpeg resampling to 44.1 kHz (after a JS downmix): not counted in Essentia's time. */
+    prepareSeconds: number;
+    degara: { bpm: number; cpuSeconds: number };
+    multifeature: { bpm: number; confidence: number; cpuSeconds: number } | null;
+    keys: Record<string, { key: string; strength: number; cpuSeconds: number }>;
+    tuning: { hz: number; cpuSeconds: number };
+  };
+}
+
+interface Answer<T> {
+  value: T | null;
+  confidence: number | null;
+}
+
+/** A row of the table: which answers of a prediction it judges. Absent accessors print as "—". */
+export interface Row {
+  name: string;
+  tempo?: (p: Prediction) => Answer<number>;
+  key?: (p: Prediction) => Answer<string>;
+  tuning?: (p: Prediction) => number | null;
+  loudness?: (p: Prediction) => number | null;
+  cpuSeconds?: (p: Prediction) => number | null;
+  /** Per-recording speed ratio against trackscan's full analysis (Essentia / trackscan). */
+  ratio?: (p: Prediction) => number | null;
+}
+
+const none = { value: null, confidence: null };
+
+export function defaultRows(withEssentia: boolean, withMultifeature: boolean): Row[] {
+  const rows: Row[] = [
+    {
+      name: 'trackscan',
+      tempo: (p) => (p.trackscan ? { value: p.trackscan.bpm, confidence: p.trackscan.bpmConfidence } : none),
+      key: (p) => (p.trackscan ? { value: p.trackscan.key, confidence: p.trackscan.keyConfidence } : none),
+      tuning: (p) => p.trackscan?.hz ?? null,
+      loudness: (p) => p.trackscan?.integratedLufs ?? null,
+      cpuSeconds: (p) => p.trackscan?.cpuSeconds ?? null,
+    },
+    {
+      name: 'trackscan tempo+key+tuning only (full − loudness-only run)',
+      cpuSeconds: (p) => (p.trackscan ? Math.max(0, p.trackscan.cpuSeconds - p.trackscan.loudnessOnlyCpuSeconds) : null),
+    },
+  ];
+  if (!withEssentia) return rows;
+  rows.push({
+    name: 'Essentia RhythmExtractor2013 degara',
+    tempo: (p) => (p.essentia ? { value: p.essentia.degara.bpm, confidence: 0 } : none),
+    cpuSeconds: (p) => p.essentia?.degara.cpuSeconds ?? null,
+  });
+  if (withMultifeature) {
+    rows.push({
+      name: 'Essentia RhythmExtractor2013 multifeature',
+      tempo: (p) => (p.essentia?.multifeature ? { value: p.essentia.multifeature.bpm, confidence: p.essentia.multifeature.confidence } : none),
+      cpuSeconds: (p) => p.essentia?.multifeature?.cpuSeconds ?? null,
+    });
+  }
+  for (const profile of ['bgate', 'edma', 'krumhansl']) {
+    rows.push({
+      name: `Essentia KeyExtractor ${profile}`,
+      key: (p) => {
+        const k = p.essentia?.keys[profile];
+        return k ? { value: k.key, confidence: k.strength } : none;
+      },
+      cpuSeconds: (p) => p.essentia?.keys[profile]?.cpuSeconds ?? null,
+    });
+  }
+  rows.push({
+    name: 'Essentia TuningFrequency',
+    tuning: (p) => p.essentia?.tuning.hz ?? null,
+    cpuSeconds: (p) => p.essentia?.tuning.cpuSeconds ?? null,
+  });
+  const total = (p: Prediction): number | null =>
+    p.essentia ? p.essentia.degara.cpuSeconds + p.essentia.keys.bgate!.cpuSeconds + p.essentia.tuning.cpuSeconds : null;
+  rows.push({
+    name: 'Essentia degara + KeyExtractor bgate + TuningFrequency',
+    cpuSeconds: total,
+    ratio: (p) => {
+      const e = total(p);
+      const t = p.trackscan?.cpuSeconds;
+      return e !== null && t ? e / t : null;
+    },
+  });
+  return rows;
+}
+
+/** A missing tuning estimate counts as the worst wrapped error, 50 cents. */
+export const MISSING_TUNING_CENTS = 50;
+
+export interface RowFigures {
+  name: string;
+  tempoAcc1: number | null;
+  tempoAcc2: number | null;
+  tempoConfidencePoints: number | null;
+  keyExact: number | null;
+  keyMirex: number | null;
+  keyConfidencePoints: number | null;
+  tuningMedianCents: number | null;
+  tuningP90Cents: number | null;
+  tuningMissing: number;
+  loudnessMedianLu: number | null;
+  loudnessMaxLu: number | null;
+  loudnessMissing: number;
+  secondsPerMinute: number | null;
+  ratio: number | null;
+}
+
+const pct = (xs: number[]): number | null => (xs.length ? (100 * xs.reduce((a, b) => a + b, 0)) / xs.length : null);
+
+export function figures(row: Row, predictions: readonly Prediction[]): RowFigures {
+  const f: RowFigures = {
+    name: row.name, tempoAcc1: null, tempoAcc2: null, tempoConfidencePoints: null, keyExact: null, keyMirex: null,
+    keyConfidencePoints: null, tuningMedianCents: null, tuningP90Cents: null, tuningMissing: 0, loudnessMedianLu: null,
+    loudnessMaxLu: null, loudnessMissing: 0, secondsPerMinute: null, ratio: null,
+  };
+  if (row.tempo) {
+    const judged = predictions.filter((p) => p.label.bpm !== null).map((p) => ({ label: p.label.bpm!, answer: row.tempo!(p) }));
+    const acc1 = judged.map((j) => (tempoAcc1(j.answer.value, j.label) ? 1 : 0));
+    f.tempoAcc1 = pct(acc1);
+    f.tempoAcc2 = pct(judged.map((j) => (tempoAcc2(j.answer.value, j.label) ? 1 : 0)));
+    f.tempoConfidencePoints = confidenceInformativeness(
+      judged.map((j, i): Judged => ({ confidence: j.answer.value === null ? null : j.answer.confidence, score: acc1[i]! })),
+    );
+  }
+  if (row.key) {
+    const judged = predictions
+      .map((p) => ({ label: parseKey(p.label.key), answer: row.key!(p) }))
+      .filter((j) => j.label !== null)
+      .map((j) => ({ ...j, estimate: parseKey(j.answer.value) }));
+    const exact = judged.map((j) => (keyExact(j.estimate, j.label!) ? 1 : 0));
+    f.keyExact = pct(exact);
+    f.keyMirex = pct(judged.map((j) => mirexKeyScore(j.estimate, j.label!)));
+    f.keyConfidencePoints = confidenceInformativeness(
+      judged.map((j, i): Judged => ({ confidence: j.estimate === null ? null : j.answer.confidence, score: exact[i]! })),
+    );
+  }
+  if (row.tuning) {
+    const errors: number[] = [];
+    for (const p of predictions) {
+      if (p.label.hz === null) continue;
+      const hz = row.tuning(p);
+      if (hz === null || !Number.isFinite(hz) || hz <= 0) {
+        f.tuningMissing++;
+        errors.push(MISSING_TUNING_CENTS);
+      } else errors.push(Math.abs(tuningErrorCents(hz, p.label.hz)));
+    }
+    if (errors.length) {
+      f.tuningMedianCents = median(errors);
+      f.tuningP90Cents = quantile(errors, 0.9);
+    }
+  }
+  if (row.loudness) {
+    const errors: number[] = [];
+    for (const p of predictions) {
+      if (p.referenceLufs === null || !Number.isFinite(p.referenceLufs)) continue;
+      const lufs = row.loudness(p);
+      if (lufs === null || !Number.isFinite(lufs)) f.loudnessMissing++;
+      else errors.push(Math.abs(lufs - p.referenceLufs));
+    }
+    if (errors.length) {
+      f.loudnessMedianLu = median(errors);
+      f.loudnessMaxLu = Math.max(...errors);
+    }
+  }
+  if (row.cpuSeconds) {
+    const perMinute = predictions
+      .map((p) => ({ s: row.cpuSeconds!(p), minutes: p.durationSeconds / 60 }))
+      .filter((x): x is { s: number; minutes: number } => x.s !== null && x.minutes > 0)
+      .map((x) => x.s / x.minutes);
+    if (perMinute.length) f.secondsPerMinute = median(perMinute);
+  }
+  if (row.ratio) {
+    const ratios = predictions.map((p) => row.ratio!(p)).filter((r): r is number => r !== null && Number.isFinite(r));
+    if (ratios.length) f.ratio = median(ratios);
+  }
+  return f;
+}
+
+const fmt = (x: number | null, digits = 1): string => (x === null || Number.isNaN(x) ? '—' : x.toFixed(digits));
+const signed = (x: number | null): string => (x === null ? '—' : `${x >= 0 ? '+' : ''}${x.toFixed(1)}`);
+
+/** The markdown table of one set of recordings. */
+export function table(title: string, rows: readonly Row[], predictions: readonly Prediction[]): string {
+  const nTempo = predictions.filter((p) => p.label.bpm !== null).length;
+  const nKey = predictions.filter((p) => parseKey(p.label.key) !== null).length;
+  const nHz = predictions.filter((p) => p.label.hz !== null).length;
+  const nLufs = predictions.filter((p) => p.referenceLufs !== null).length;
+  const minutes = predictions.reduce((s, p) => s + p.durationSeconds, 0) / 60;
+  const failed = predictions.filter((p) => p.error).length;
+  const lines = [
+    `### ${title}: ${predictions.length} recordings, ${minutes.toFixed(1)} min (labels: tempo ${nTempo}, key ${nKey}, tuning ${nHz}; loudness references ${nLufs})${failed ? `, ${failed} FAILED` : ''}`,
+    '',
+    '| engine | tempo Acc1 % | Acc2 % | tempo conf. Δ pts | key exact % | MIREX % | key conf. Δ pts | tuning \\|err\\| median / p90 cents | loudness \\|err\\| median / max LU | CPU s per min (median) | Essentia ÷ trackscan |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const row of rows) {
+    const f = figures(row, predictions);
+    const tuning = row.tuning && nHz
+      ? `${fmt(f.tuningMedianCents, 2)} / ${fmt(f.tuningP90Cents, 2)}${f.tuningMissing ? ` (${f.tuningMissing} none)` : ''}`
+      : '—';
+    const loudness = row.loudness && nLufs
+      ? `${fmt(f.loudnessMedianLu, 2)} / ${fmt(f.loudnessMaxLu, 2)}${f.loudnessMissing ? ` (${f.loudnessMissing} none)` : ''}`
+      : '—';
+    lines.push(
+      `| ${row.name} | ${nTempo ? fmt(f.tempoAcc1) : '—'} | ${nTempo ? fmt(f.tempoAcc2) : '—'} | ${nTempo ? signed(f.tempoConfidencePoints) : '—'} ` +
+        `| ${nKey ? fmt(f.keyExact) : '—'} | ${nKey ? fmt(f.keyMirex) : '—'} | ${nKey ? signed(f.keyConfidencePoints) : '—'} ` +
+        `| ${tuning} | ${loudness} | ${fmt(f.secondsPerMinute, 3)} | ${f.ratio === null ? '—' : `${f.ratio.toFixed(1)}×`} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+/** Tables for every group (in order of first appearance) and for all recordings. */
+export function report(rows: readonly Row[], predictions: readonly Prediction[]): string {
+  const groups = [...new Set(predictions.map((p) => p.group))];
+  const parts = groups.map((g) => table(g, rows, predictions.filter((p) => p.group === g)));
+  if (groups.length > 1) parts.push(table('all', rows, predictions));
+  return parts.join('\n\n');
+}
