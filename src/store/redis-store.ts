@@ -45,8 +45,12 @@ import type { ApiKeyRecord, Store, UsageSnapshot } from './store.js';
  */
 const COMMAND_TIMEOUT_MS = 2000;
 const CONNECT_TIMEOUT_MS = 2000;
-/** Attempts before the first connection is given up (later outages are retried for ever). */
-const INITIAL_CONNECT_RETRIES = 4;
+/**
+ * Retries before the first connection is given up, about 4.5 s with the back-off below: long
+ * enough for a Redis started alongside the service, short enough for a wrong URL to fail fast.
+ * Later outages are retried for ever.
+ */
+const INITIAL_CONNECT_RETRIES = 8;
 /** Minute counters outlive their minute a little so a usage read at :59.999 still finds its key. */
 const MINUTE_COUNTER_TTL_SECONDS = 120;
 /** Month counters live a month past their month so a late release (reservedAt in the old month) still lands. */

@@ -84,6 +84,19 @@ test('redis: an unreachable server fails at open', async (t) => {
   t.diagnostic(`gave up after ${Date.now() - started} ms`);
 });
 
+test('redis: a server that comes up a moment after the service is waited for', async (t) => {
+  const probe = await startRedisServer();
+  await probe.stop();
+  const opening = openStore({ dataDir, redisUrl: probe.url });
+  opening.catch(() => {});
+  await new Promise((r) => setTimeout(r, 1000));
+  const late = await startRedisServer({ port: probe.port });
+  t.after(() => late.stop());
+  const store = await opening;
+  t.after(() => store.close());
+  assert.equal(await store.ping(), true);
+});
+
 test('redis: while the server is down every operation rejects (fail closed), and recovers when it returns', async (t) => {
   let redis = await startRedisServer();
   t.after(() => redis.stop());
