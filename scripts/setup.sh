@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 # Build/test: g++ and make (node-gyp), cmake + libgtest-dev (native tests),
 # redis-server (the Redis backend's tests), clang (the fuzz target).
 packages=(ffmpeg pkg-config g++ make python3 cmake libkissfft-dev libebur128-dev libspeexdsp-dev
-          libgtest-dev redis-server clang patchelf)
+          libgtest-dev redis-server clang patchelf chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
