@@ -69,6 +69,14 @@ local n = tonumber(redis.call('GET', KEYS[1]) or '0')
 if n > 0 then redis.call('DECR', KEYS[1]) end
 return 0`;
 
+// KEYS: record, hash index, key list. ARGV: only-if-empty flag, id, then the record's field/value pairs.
+const CREATE_SCRIPT = `
+if ARGV[1] == '1' and redis.call('LLEN', KEYS[3]) > 0 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV, 3))
+redis.call('SET', KEYS[2], ARGV[2])
+redis.call('RPUSH', KEYS[3], ARGV[2])
+return 1`;
+
 const REVOKE_SCRIPT = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 if redis.call('HGET', KEYS[1], 'revokedAt') ~= '' then return 0 end
@@ -89,6 +97,7 @@ function script(source: string): Script {
 const SCRIPTS = {
   reserve: script(RESERVE_SCRIPT),
   release: script(RELEASE_SCRIPT),
+  create: script(CREATE_SCRIPT),
   revoke: script(REVOKE_SCRIPT),
 };
 
@@ -251,37 +260,50 @@ export class RedisStore implements Store {
   }
 
   async createKey(input: { name: string; rateLimit: number; monthlyLimit: number }): Promise<{ record: ApiKeyRecord; secret: string }> {
+    const created = await this.insertKey(input, false);
+    if (!created) throw new Error('Redis refused to create the key');
+    return created;
+  }
+
+  async createFirstKey(input: { name: string; rateLimit: number; monthlyLimit: number }): Promise<{ record: ApiKeyRecord; secret: string } | null> {
+    return this.insertKey(input, true);
+  }
+
+  /** Writes record, hash index and list entry in one script: all or nothing, and atomically conditional. */
+  private async insertKey(
+    input: { name: string; rateLimit: number; monthlyLimit: number },
+    onlyIfEmpty: boolean,
+  ): Promise<{ record: ApiKeyRecord; secret: string } | null> {
     validateKeyInput(input);
     const secret = generateSecret();
     const hash = hashSecret(secret);
-    const createdAt = new Date();
     const record: ApiKeyRecord = {
       id: generateKeyId(),
       name: input.name,
       displayPrefix: displayPrefix(secret),
       rateLimit: input.rateLimit,
       monthlyLimit: input.monthlyLimit,
-      createdAt: createdAt.toISOString(),
+      createdAt: new Date().toISOString(),
       revokedAt: null,
     };
-    await withDeadline(
-      this.client
-        .multi()
-      .hSet(this.keyRecordKey(record.id), {
-        id: record.id,
-        name: record.name,
-        displayPrefix: record.displayPrefix,
-        secretHash: hash.toString('hex'),
-        rateLimit: String(record.rateLimit),
-        monthlyLimit: String(record.monthlyLimit),
-        createdAt: record.createdAt,
-        revokedAt: '',
-      })
-        .set(this.keyHashKey(hash), record.id)
-        .rPush(this.keyIndexKey, record.id)
-        .exec(),
+    const fields = {
+      id: record.id,
+      name: record.name,
+      displayPrefix: record.displayPrefix,
+      secretHash: hash.toString('hex'),
+      rateLimit: String(record.rateLimit),
+      monthlyLimit: String(record.monthlyLimit),
+      createdAt: record.createdAt,
+      revokedAt: '',
+    };
+    const reply = await withDeadline(
+      this.run(
+        SCRIPTS.create,
+        [this.keyRecordKey(record.id), this.keyHashKey(hash), this.keyIndexKey],
+        [onlyIfEmpty ? '1' : '0', record.id, ...Object.entries(fields).flat()],
+      ),
     );
-    return { record, secret };
+    return reply === 1 ? { record, secret } : null;
   }
 
   async listKeys(): Promise<ApiKeyRecord[]> {

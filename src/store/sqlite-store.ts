@@ -81,6 +81,24 @@ function toRecord(row: KeyRow): ApiKeyRecord {
   };
 }
 
+function newKeyRow(input: { name: string; rateLimit: number; monthlyLimit: number }): { row: KeyRow; secret: string } {
+  validateKeyInput(input);
+  const secret = generateSecret();
+  return {
+    secret,
+    row: {
+      id: generateKeyId(),
+      name: input.name,
+      display_prefix: displayPrefix(secret),
+      secret_hash: hashSecret(secret),
+      rate_limit: input.rateLimit,
+      monthly_limit: input.monthlyLimit,
+      created_at: new Date().toISOString(),
+      revoked_at: null,
+    },
+  };
+}
+
 /**
  * keyv storage adapter over a table of the store's own database, so the cache
  * needs no second native SQLite binding. keyv serialises `{value, expires}`
@@ -181,6 +199,12 @@ export class SqliteStore implements Store {
         `INSERT INTO api_keys (id, name, display_prefix, secret_hash, rate_limit, monthly_limit, created_at, revoked_at)
          VALUES (@id, @name, @display_prefix, @secret_hash, @rate_limit, @monthly_limit, @created_at, @revoked_at)`,
       ),
+      // Conditional insert in one statement, so the emptiness check and the insert share the write lock.
+      insertFirstKey: db.prepare<[KeyRow]>(
+        `INSERT INTO api_keys (id, name, display_prefix, secret_hash, rate_limit, monthly_limit, created_at, revoked_at)
+         SELECT @id, @name, @display_prefix, @secret_hash, @rate_limit, @monthly_limit, @created_at, @revoked_at
+         WHERE NOT EXISTS (SELECT 1 FROM api_keys)`,
+      ),
       listKeys: db.prepare<[], KeyRow>('SELECT * FROM api_keys ORDER BY created_at, rowid'),
       revokeKey: db.prepare<[string, string]>('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
       keyByHash: db.prepare<[Buffer], KeyRow>('SELECT * FROM api_keys WHERE secret_hash = ?'),
@@ -224,19 +248,14 @@ export class SqliteStore implements Store {
   }
 
   async createKey(input: { name: string; rateLimit: number; monthlyLimit: number }): Promise<{ record: ApiKeyRecord; secret: string }> {
-    validateKeyInput(input);
-    const secret = generateSecret();
-    const row: KeyRow = {
-      id: generateKeyId(),
-      name: input.name,
-      display_prefix: displayPrefix(secret),
-      secret_hash: hashSecret(secret),
-      rate_limit: input.rateLimit,
-      monthly_limit: input.monthlyLimit,
-      created_at: new Date().toISOString(),
-      revoked_at: null,
-    };
+    const { row, secret } = newKeyRow(input);
     this.stmts.insertKey.run(row);
+    return { record: toRecord(row), secret };
+  }
+
+  async createFirstKey(input: { name: string; rateLimit: number; monthlyLimit: number }): Promise<{ record: ApiKeyRecord; secret: string } | null> {
+    const { row, secret } = newKeyRow(input);
+    if (this.stmts.insertFirstKey.run(row).changes === 0) return null;
     return { record: toRecord(row), secret };
   }
 

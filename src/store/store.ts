@@ -30,6 +30,12 @@ export interface Store {
   /** The live (not revoked) key whose secret this is, or null. Compares hashes in constant time. */
   findKey(secret: string): Promise<ApiKeyRecord | null>;
   countKeys(): Promise<number>;
+  /**
+   * Creates a key only when the store holds none (revoked ones included), atomically
+   * across processes: for the first start's key, so two instances starting together on
+   * one store do not both create one. null when a key exists already.
+   */
+  createFirstKey?(input: { name: string; rateLimit: number; monthlyLimit: number }): Promise<{ record: ApiKeyRecord; secret: string } | null>;
 
   /** Counts one request in the current UTC minute atomically; returns the count including this one. */
   hitRequest(keyId: string, now: Date): Promise<number>;

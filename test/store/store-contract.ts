@@ -81,6 +81,20 @@ export function storeContract(backend: string, fresh: BackendFactory): void {
     await assert.rejects(store.createKey({ name: 'x', rateLimit: 1.5, monthlyLimit: 1 }), RangeError);
   });
 
+  test(`${backend}: createFirstKey creates one key on an empty store, even when raced`, async (t) => {
+    const options = await fresh(t);
+    const a = await open(t, options);
+    const b = await open(t, options);
+    const input = { name: 'default', rateLimit: 20, monthlyLimit: 1000 };
+    const results = await Promise.all([a, b, a, b, a, b].map((s) => s.createFirstKey!(input)));
+    const created = results.filter((r) => r !== null);
+    assert.equal(created.length, 1);
+    assert.equal(await a.countKeys(), 1);
+    assert.deepEqual(await b.findKey(created[0]!.secret), created[0]!.record);
+    await a.revokeKey(created[0]!.record.id);
+    assert.equal(await b.createFirstKey!(input), null, 'a store with only revoked keys is not empty');
+  });
+
   test(`${backend}: a key revoked through one store instance is refused by another at once`, async (t) => {
     const options = await fresh(t);
     const server = await open(t, options);
