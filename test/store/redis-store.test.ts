@@ -159,7 +159,8 @@ test('redis: a server that stops answering makes calls reject after the deadline
   t.diagnostic(`calls to a paused server rejected after ${elapsed} ms`);
   assert.deepEqual(outcomes.map((o) => o.status), Array(5).fill('rejected'));
   assert.equal((outcomes[0] as PromiseRejectedResult).reason.code, 'ERR_STORE_TIMEOUT');
-  assert.ok(elapsed >= 1900 && elapsed < 4000, `rejected after ${elapsed} ms`);
+  // The lower bound shows the deadline, not a dropped connection, ended the calls; the upper one that they end.
+  assert.ok(elapsed >= 1900 && elapsed < 8000, `rejected after ${elapsed} ms`);
   assert.equal(await store.ping(), false);
 
   resume();

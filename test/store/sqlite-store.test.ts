@@ -50,12 +50,12 @@ test('sqlite: the keyv adapter honours TTLs itself and clears only its namespace
   db.exec('CREATE TABLE cache (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires_at INTEGER)');
   const adapter = new SqliteKeyvAdapter(db);
   adapter.namespace = 'cache';
-  await adapter.set('cache:a', 'A', 100);
+  await adapter.set('cache:a', 'A', 500);
   await adapter.set('cache:b', 'B');
   await adapter.set('other:c', 'C');
   assert.equal(await adapter.get('cache:a'), 'A');
   assert.equal(await adapter.has('cache:a'), true);
-  await new Promise((r) => setTimeout(r, 150));
+  await new Promise((r) => setTimeout(r, 600));
   assert.equal(await adapter.get('cache:a'), undefined, 'expired rows are not returned, whatever the value says');
   assert.equal(await adapter.has('cache:a'), false);
   await adapter.clear();

@@ -158,7 +158,7 @@ export function storeContract(backend: string, fresh: BackendFactory): void {
     assert.deepEqual(await other.cache.get('upload:abc'), value, 'another instance on the same backend sees it');
     assert.equal(await store.cache.get('upload:missing'), undefined);
 
-    await store.cache.set('short', 'lived', 150);
+    await store.cache.set('short', 'lived', 600);
     assert.equal(await store.cache.get('short'), 'lived');
     await sleep(1300);
     assert.equal(await store.cache.get('short'), undefined, 'an explicit TTL expires');
