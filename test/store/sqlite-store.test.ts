@@ -82,3 +82,20 @@ test('sqlite: old counter rows are pruned, current ones kept', async (t) => {
   assert.equal((await second.usage('key_p', old)).requestsThisMinute, 0, 'a minute row from 30 minutes ago is gone');
   assert.equal((await second.usage('key_p', now)).requestsThisMinute, 2);
 });
+
+test('sqlite: expired cache rows are deleted, not just hidden', async (t) => {
+  const dataDir = await tempDir(t);
+  const first = await openStore({ dataDir });
+  t.after(() => first.close());
+  await first.cache.set('soon-gone', 'x', 50);
+  await first.cache.set('kept', 'y');
+  await new Promise((r) => setTimeout(r, 100));
+  // A fresh instance prunes on its first write.
+  const second = await openStore({ dataDir });
+  t.after(() => second.close());
+  await second.cache.set('trigger', 'z');
+  const db = new Database(join(dataDir, SQLITE_FILE_NAME), { readonly: true });
+  t.after(() => db.close());
+  const keys = (db.prepare('SELECT key FROM cache ORDER BY key').all() as Array<{ key: string }>).map((r) => r.key);
+  assert.deepEqual(keys, ['cache:kept', 'cache:trigger']);
+});
