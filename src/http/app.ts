@@ -18,11 +18,14 @@ import { Downloader } from '../sources/download.js';
 import type { Store } from '../store/store.js';
 import { authenticate } from './auth.js';
 import { errorMiddleware, notFound } from './error-middleware.js';
+import { responseFormat } from './format.js';
+import { createMetrics, metricsSettingsFromEnv, type MetricsSettings } from './metrics.js';
 import { openApiDocument } from './openapi.js';
 import { AnalysisPool } from './pool.js';
 import { analyzeRoutes } from './routes/analyze.js';
 import { ffmpegAvailable, healthRoutes } from './routes/health.js';
 import { usageRoutes } from './routes/usage.js';
+import { webRoutes } from './web.js';
 
 export type AnalyzeFunction = (source: Readable | AsyncIterable<Buffer>, options: AnalyzeOptions) => Promise<AnalysisObject>;
 
@@ -44,6 +47,8 @@ export interface AppDeps {
   /** Shared with the server: draining makes health answer 503. */
   state?: { draining: boolean };
   version?: string;
+  /** Prometheus metrics (default: TRACKSCAN_METRICS / TRACKSCAN_METRICS_TOKEN, see metrics.ts). */
+  metrics?: MetricsSettings;
 }
 
 /** The resolved dependencies, as routes see them. */
@@ -138,6 +143,8 @@ export function createApp(deps: AppDeps): Express {
   app.locals.context = ctx;
   app.locals.logger = ctx.logger;
   app.use(requestLog(ctx.logger));
+  const metrics = createMetrics(ctx, deps.metrics ?? metricsSettingsFromEnv());
+  if (metrics) app.use(metrics.middleware);
 
   const api = express.Router();
   const document = openApiDocument(ctx.version);
@@ -151,6 +158,7 @@ export function createApp(deps: AppDeps): Express {
   api.use('/analyze', auth);
   api.use(express.json({ limit: '16kb', strict: false, type: ['application/json', 'application/*+json'] }));
   api.use(usageRoutes(ctx));
+  api.use('/analyze', responseFormat());
   api.use(analyzeRoutes(ctx));
 
   api.all('/openapi.json', methodNotAllowed('GET'));
@@ -160,6 +168,8 @@ export function createApp(deps: AppDeps): Express {
   api.all('/analyze/file', methodNotAllowed('POST'));
 
   app.use('/api/v1', api);
+  if (metrics) app.use(metrics.router);
+  app.use(webRoutes());
   app.use(notFound());
   app.use(errorMiddleware());
   return app;
