@@ -14,6 +14,7 @@ import { receiveUpload } from '../../sources/upload.js';
 import type { AppContext } from '../app.js';
 import { apiKeyOf, guardStore, secondsToNextMonth } from '../auth.js';
 import { uploadCacheKey, urlCacheKey } from '../cache-key.js';
+import { responseFormatOf } from '../format.js';
 
 const DEFAULTS: AnalysisSwitches = { detectBpm: true, detectKey: true, detectHz: true, details: false };
 const JSON_FIELDS: Record<string, keyof AnalysisSwitches> = {
@@ -104,6 +105,8 @@ async function analyzeUrl(ctx: AppContext, req: Request, res: Response): Promise
   const started = performance.now();
   if (!req.is('application/json')) throw new AppError('invalid_request', 'Send a JSON body with Content-Type: application/json');
   const { url: raw, switches } = parseUrlRequest(req.body);
+  // A Spotify answer carries duration_ms, which comes with the details.
+  if (responseFormatOf(res) === 'spotify') switches.details = true;
   const url = ctx.downloader.checkUserUrl(raw);
   res.locals.log?.info({ target: `${url.origin}${url.pathname}` }, 'analyze url');
   const version = ctx.analyzerVersion();
@@ -148,6 +151,7 @@ async function analyzeFile(ctx: AppContext, req: Request, res: Response): Promis
   const outcome: { reservedAt: Date | null; fresh: boolean } = { reservedAt: null, fresh: false };
   try {
     const answer = await receiveUpload(req, res, { maxBytes: ctx.config.maxUploadBytes, defaults: DEFAULTS }, async (file) => {
+      if (responseFormatOf(res) === 'spotify') file.switches.details = true;
       // Only the bytes tell whether this upload is cached, and they are read
       // as they are analysed: the quota is reserved now and given back on a hit.
       outcome.reservedAt = await reserve(ctx, key);
