@@ -17,6 +17,7 @@ export function sendProblem(req: Request, res: Response, error: AppError, extra:
   // An unread body (an upload refused early) would otherwise have to be read
   // to the end before the connection could carry another request.
   if (!req.complete) res.setHeader('Connection', 'close');
+  res.locals.problemCode = error.code; // for the metrics (metrics.ts)
   res.status(error.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify({ ...error.toProblem(), ...extra }));
 }
 
