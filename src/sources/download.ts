@@ -87,21 +87,24 @@ export class Downloader {
       if (candidates.length === 0) throw new AppError('upstream_failed', 'The page holds no playable media (no og:audio/og:video, <audio>, <video>, <source> or JSON-LD contentUrl)');
       let lastError: AppError | null = null;
       for (const candidate of candidates.slice(0, MAX_PAGE_CANDIDATES)) {
-        const next = await this.open(checkUrl(candidate, this.options.policy, { redirect: true }), combined);
-        if (await this.isPage(next)) {
-          await next.response.body.dump().catch(() => undefined);
-          lastError = new AppError('upstream_failed', 'The media link of the page leads to another page, not to media');
-          continue;
-        }
+        // A refused candidate address fails the request: the page pointed us somewhere we must not go.
+        const target = checkUrl(candidate, this.options.policy, { redirect: true });
         try {
-          return await this.consumeMedia(next, combined, consume);
-        } catch (err) {
-          // A candidate in a format we do not read (e.g. an embedded player) is not the end: try the next.
-          if (err instanceof AppError && err.code === 'unsupported_media_type') {
-            lastError = err;
+          const next = await this.open(target, combined);
+          if (await this.isPage(next)) {
+            next.response.body.destroy();
+            lastError = new AppError('upstream_failed', 'The media link of the page leads to another page, not to media');
             continue;
           }
-          throw err;
+          return await this.consumeMedia(next, combined, consume);
+        } catch (err) {
+          const mapped = mapError(err, signal, timeout, this.options.downloadTimeoutMs);
+          // A dead link or a format we do not read (e.g. an embedded player) is not the end: try the next.
+          if (mapped instanceof AppError && (mapped.code === 'unsupported_media_type' || mapped.code === 'upstream_failed')) {
+            lastError = mapped;
+            continue;
+          }
+          throw mapped;
         }
       }
       throw lastError ?? new AppError('upstream_failed', 'The page holds no playable media');
