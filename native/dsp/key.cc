@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "params.h"
+#include "tuning.h"
 
 namespace trackscan::dsp {
 
@@ -131,6 +132,10 @@ std::optional<KeyEstimate> KeyEstimator::Estimate(const TonalFeatures& features,
                                          (params::kKeyFullPitchClasses - params::kKeyMinPitchClasses),
                                      0.0, 1.0);
   const double evidence = 1.0 - std::exp(-features.tonal_frames / params::kKeyEvidenceFrames);
+  const std::optional<TuningEstimate> grid = TuningEstimator::FromFeatures(features);
+  const double in_tune = std::clamp(((grid ? grid->confidence : 0.0) - params::kKeyMinInTune) /
+                                        (params::kKeyFullInTune - params::kKeyMinInTune),
+                                    0.0, 1.0);
 
   double z = 0.0;
   std::array<double, 24> prob{};
@@ -139,7 +144,7 @@ std::optional<KeyEstimate> KeyEstimator::Estimate(const TonalFeatures& features,
   KeyEstimate e;
   e.tonic = order[0] % 12;
   e.minor = order[0] >= 12;
-  e.confidence = margin * tonality * evidence;
+  e.confidence = margin * tonality * evidence * in_tune;
   for (int i = 0; i < params::kKeyCandidates; ++i) {
     e.candidates.push_back(KeyCandidate{order[i] % 12, order[i] >= 12, prob[order[i]] / z});
   }

@@ -20,7 +20,11 @@
 //   tonality how many pitch classes carry energy (participation ratio of the
 //            chroma) between kKeyMinPitchClasses (a single note with its
 //            harmonics: no key) and kKeyFullPitchClasses;
-//   evidence 1 - exp(-tonal frames / kKeyEvidenceFrames).
+//   evidence 1 - exp(-tonal frames / kKeyEvidenceFrames);
+//   in tune  the tuning estimator's confidence (how many partials sit on one
+//            semitone grid) mapped from kKeyMinInTune..kKeyFullInTune to
+//            0..1: speech and other gliding pitch has partials everywhere
+//            between the notes, and no key.
 // nullopt when fewer than kKeyMinTonalFrames frames carried partials.
 #ifndef TRACKSCAN_DSP_KEY_H_
 #define TRACKSCAN_DSP_KEY_H_

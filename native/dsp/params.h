@@ -80,15 +80,29 @@ inline constexpr double kKeyFullMargin = 0.1;
 // Participation ratio of the chroma: below min no key (one note), full above.
 inline constexpr double kKeyMinPitchClasses = 3.0;
 inline constexpr double kKeyFullPitchClasses = 6.0;
+// Tuning confidence below which partials are not on a semitone grid (speech,
+// glides: 0..0.12 on generated speech-like signals) and above which they are
+// (music: 0.2..1 on ../shared/eval, 1.0 on generated music).
+inline constexpr double kKeyMinInTune = 0.1;
+inline constexpr double kKeyFullInTune = 0.3;
 // Softmax temperature turning key scores into candidate scores (correlation units).
 inline constexpr double kKeySoftmaxTemperature = 0.03;
 // Candidates reported (SPEC: top 3).
 inline constexpr int kKeyCandidates = 3;
 
 // ---- Tuning (native/dsp/tuning.cc) ----------------------------------------
-// Band of partials that vote for the tuning, Hz.
-inline constexpr double kTuningMinHz = 150.0;
+// Band of partials that vote for the tuning, Hz. From the lowest partial the
+// front end resolves (a bass note alone still has a tuning) to 2.5 kHz, above
+// which stretched partials (piano inharmonicity) and noise dominate.
+inline constexpr double kTuningMinHz = 50.0;
 inline constexpr double kTuningMaxHz = 2500.0;
+// A partial with another within this many cents of f/3, f/5 or f/7 is taken
+// for an overtone and does not vote (tonal_frontend.cc). Wide enough for the
+// 14- and 31-cent offsets of those harmonics from the grid not to matter,
+// narrow enough (a quarter tone) not to catch unrelated notes.
+inline constexpr double kTuningHarmonicToleranceCents = 25.0;
+// Partials below this frequency vote with weight f / kTuningFullWeightHz, Hz.
+inline constexpr double kTuningFullWeightHz = 200.0;
 // Gaussian kernel over the cent-offset histogram, cents, 0.5..5.
 inline constexpr double kTuningKernelCents = 2.0;
 // Half-width of the window around the mode that counts as "in tune", cents.

@@ -135,11 +135,11 @@ void TonalFrontend::AnalyseFrame() {
   seg->frames += 1.0;
   features_.frames += 1.0;
 
-  int peaks = 0;
+  peaks_.clear();
   for (std::size_t k = k_min; k <= k_max; ++k) {
     const float m = log_mag_[k];
     if (!(m > log_mag_[k - 1] && m >= log_mag_[k + 1]) || m < abs_floor) continue;
-    const std::size_t a = k - half_width;
+    const std::size_t a = std::max(lo, k - std::min(k, half_width));
     const std::size_t b = std::min(hi, k + half_width);
     const double floor = (prefix_[b + 1] - prefix_[a]) / static_cast<double>(b + 1 - a);
     const double snr = m - floor;  // natural-log amplitude ratio
@@ -157,17 +157,38 @@ void TonalFrontend::AnalyseFrame() {
     // threshold, in nepers. A log compression: one loud instrument does not
     // drown the others, and the weight does not depend on the level.
     const double w = snr - over_floor + params::kTonalPeakWeightOffset;
-    ++peaks;
+    peaks_.push_back(Peak{freq_hz, cents, w});
+  }
 
-    if (freq_hz >= params::kTuningMinHz && freq_hz <= params::kTuningMaxHz) {
-      Splat(&features_.tuning_histogram, cents - 100.0 * std::floor(cents / 100.0), w);
-      features_.peak_weight += w;
+  // peaks_ is in ascending frequency. A partial with another partial near
+  // f/3, f/5 or f/7 is most likely that note's 3rd (or 6th), 5th or 7th
+  // harmonic, which equal temperament puts 2, -14 and -31 cents off the
+  // grid; it still names a pitch class for the chroma, but it does not vote
+  // for the tuning, which the octave partials (1, 2, 4, 8) then carry alone.
+  constexpr double kHarmonicCents[3] = {1901.955, 2786.314, 3368.826};  // 1200 log2(3, 5, 7)
+  for (const Peak& p : peaks_) {
+    if (p.freq_hz >= params::kTuningMinHz && p.freq_hz <= params::kTuningMaxHz) {
+      bool overtone = false;
+      for (double h : kHarmonicCents) {
+        const double below = p.cents - h;
+        auto it = std::lower_bound(peaks_.begin(), peaks_.end(), below - params::kTuningHarmonicToleranceCents,
+                                   [](const Peak& q, double c) { return q.cents < c; });
+        if (it != peaks_.end() && it->cents <= below + params::kTuningHarmonicToleranceCents) overtone = true;
+      }
+      if (!overtone) {
+        // Low partials are placed less precisely in cents (a bin is 24 cents
+        // at 100 Hz, 4 at 600 Hz) and beat against neighbours in a mix.
+        const double wt = p.weight * std::min(1.0, p.freq_hz / params::kTuningFullWeightHz);
+        Splat(&features_.tuning_histogram, p.cents - 100.0 * std::floor(p.cents / 100.0), wt);
+        features_.peak_weight += wt;
+      }
     }
-    if (freq_hz <= params::kTonalChromaMaxHz) {
-      const double fine = (cents - 1200.0 * std::floor(cents / 1200.0)) / (1200.0 / kFineChromaBins);
-      Splat(freq_hz < params::kTonalBassMaxHz ? &seg->bass : &seg->treble, fine, w);
+    if (p.freq_hz <= params::kTonalChromaMaxHz) {
+      const double fine = (p.cents - 1200.0 * std::floor(p.cents / 1200.0)) / (1200.0 / kFineChromaBins);
+      Splat(p.freq_hz < params::kTonalBassMaxHz ? &seg->bass : &seg->treble, fine, p.weight);
     }
   }
+  const auto peaks = static_cast<int>(peaks_.size());
   if (peaks >= params::kTonalMinFramePeaks) features_.tonal_frames += 1.0;
 }
 

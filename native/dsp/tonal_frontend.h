@@ -80,6 +80,12 @@ class TonalFrontend {
   std::vector<std::complex<float>> spectrum_;  // scratch
   std::vector<float> log_mag_;                 // scratch: ln |X|
   std::vector<double> prefix_;                 // scratch: prefix sums of log_mag_
+  struct Peak {
+    double freq_hz;
+    double cents;   // from A4 = 440 Hz
+    double weight;  // nepers above the peak threshold, plus an offset
+  };
+  std::vector<Peak> peaks_;                    // scratch: this frame's peaks, ascending
   TonalFeatures features_;
 };
 
