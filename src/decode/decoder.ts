@@ -144,6 +144,18 @@ function describeFailure(log: string): AppError {
   return new AppError('undecodable_audio', `The audio could not be decoded: it is truncated or damaged (${reason})`);
 }
 
+/**
+ * ffmpeg ended by a signal we did not send. A crash (SIGSEGV and kin) on a
+ * file is that file's doing: 422. Anything else (the OOM killer, an operator)
+ * is the service's trouble, not the file's: 503, worth retrying.
+ */
+function killedError(signal: NodeJS.Signals): AppError {
+  if (['SIGSEGV', 'SIGBUS', 'SIGILL', 'SIGFPE', 'SIGABRT'].includes(signal)) {
+    return new AppError('undecodable_audio', `The decoder crashed on this file (${signal})`);
+  }
+  return new AppError('unavailable', `The decoder was stopped (${signal}); try again`, { retryAfterSeconds: 5 });
+}
+
 function codecFromLog(log: string): string | null {
   const input = log.split(/Output #0/)[0] ?? '';
   return /Stream #\d+:\d+[^:]*: Audio: ([\w-]+)/.exec(input)?.[1] ?? null;
@@ -257,6 +269,7 @@ export async function openDecoder(source: AsyncIterable<Buffer> | Readable, opti
       signal?.throwIfAborted();
       if (status.error) throw new AppError('unavailable', `The decoder (ffmpeg) could not be started: ${status.error.message}`);
       if (feedError) throw feedError;
+      if (status.signal) throw killedError(status.signal);
       throw describeFailure(log);
     }
     if (pcm.channels < 1 || pcm.channels > NATIVE_MAX_CHANNELS) {
@@ -308,6 +321,7 @@ export async function openDecoder(source: AsyncIterable<Buffer> | Readable, opti
       const status = await exited;
       signal?.throwIfAborted();
       if (feedError) throw feedError;
+      if (status.signal) throw killedError(status.signal);
       if (status.code !== 0 || /\[(error|fatal)\]/.test(log)) throw describeFailure(log);
       if (declaredEnd !== null && inputBytes < declaredEnd) {
         throw new AppError('undecodable_audio', `The WAV file is truncated: its header declares ${declaredEnd} bytes, ${inputBytes} arrived`);

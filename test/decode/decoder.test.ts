@@ -119,6 +119,33 @@ test('an abort mid-decode ends ffmpeg at once', async (t) => {
   assert.equal(await childFfmpegCount(), 0);
 });
 
+test('ffmpeg killed mid-decode: 503 unavailable (not the file\'s fault), nothing left behind', async (t) => {
+  const dir = await makeTempDir(t);
+  const path = join(dir, 'long.flac');
+  await ffmpeg(...musicSource(60), ...ENCODINGS.flac!, path);
+  const slow = Readable.from(
+    (async function* trickle() {
+      const bytes = await readFile(path);
+      for (let i = 0; i < bytes.length; i += 16384) {
+        yield bytes.subarray(i, i + 16384);
+        await sleep(5);
+      }
+    })(),
+  );
+  const running = analyzeStream(slow, DEFAULT_SWITCHES);
+  await sleep(300);
+  const { execFileSync } = await import('node:child_process');
+  const pid = execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(process.pid)], { encoding: 'utf8' })
+    .split('\n')
+    .find((l) => /ffmpeg/.test(l))
+    ?.trim()
+    .split(/\s+/)[0];
+  assert.ok(pid, 'ffmpeg is running');
+  process.kill(Number(pid), 'SIGKILL');
+  await assert.rejects(running, (err: unknown) => err instanceof AppError && err.code === 'unavailable' && err.status === 503);
+  assert.equal(await childFfmpegCount(), 0);
+});
+
 test('the duration limit is 413, enforced while decoding', async (t) => {
   const dir = await makeTempDir(t);
   const path = join(dir, 'ten-seconds.flac');
