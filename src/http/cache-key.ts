@@ -21,7 +21,8 @@ const KEY_SCHEMA = 'v1';
 export function normaliseUrl(raw: string | URL): string {
   const url = new URL(raw.toString());
   url.hash = '';
-  if (url.search === '?') url.search = '';
+  // An empty query reads back as '' yet prints as '?'; assigning '' drops it.
+  if (url.search === '') url.search = '';
   return url.toString();
 }
 
