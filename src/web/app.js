@@ -103,6 +103,8 @@ function stopTicker() {
 function send(path, body, contentType, label) {
   const key = keyInput.value.trim();
   $('#error').hidden = true;
+  // An earlier result must not pass for the answer to this request.
+  $('#result').hidden = true;
   if (!key) {
     showError({ title: 'No API key', message: PLAIN_WORDS.missing_api_key });
     return;
@@ -244,11 +246,15 @@ function timeAxis(svg, duration, x, top, bottom) {
   const step = niceStep(duration);
   for (let t = 0; t <= duration + 1e-9; t += step) {
     svg.append(svgEl('line', { x1: x(t), x2: x(t), y1: top, y2: bottom, class: 'grid' }));
-    svg.append(svgEl('text', { x: x(t) + 2, y: bottom + 14, class: 'axis' }, `${t}s`));
+    const last = t + step > duration + 1e-9 && t / duration > 0.95;
+    svg.append(svgEl('text', { x: x(t) + (last ? -2 : 2), y: bottom + 14, class: 'axis', 'text-anchor': last ? 'end' : 'start' }, `${t}s`));
   }
 }
 
-/** The short-term loudness values as polylines (a gap wherever a value is null). */
+/**
+ * The short-term loudness values as polylines (a gap wherever a value is
+ * null). Value i is the loudness of the 3 s window ending at i + 1 seconds.
+ */
 function curveSegments(curve, x, y) {
   const segments = [];
   let points = [];
@@ -256,7 +262,7 @@ function curveSegments(curve, x, y) {
     if (v === null) {
       if (points.length) segments.push(points);
       points = [];
-    } else points.push(`${x(i).toFixed(1)},${y(v).toFixed(1)}`);
+    } else points.push(`${x(i + 1).toFixed(1)},${y(v).toFixed(1)}`);
   });
   if (points.length) segments.push(points);
   return segments;
@@ -267,10 +273,10 @@ function drawBeats(analysis) {
   svg.replaceChildren();
   const d = analysis.details;
   const W = 900, H = 160, L = 10, R = 890, T = 8, B = 136;
-  const duration = Math.max(d.duration_s, 1e-3);
+  const curve = d.loudness_curve ?? [];
+  const duration = Math.max(d.duration_s, curve.length, 1e-3);
   const x = (t) => L + ((R - L) * t) / duration;
   timeAxis(svg, duration, x, T, B);
-  const curve = d.loudness_curve ?? [];
   const values = curve.filter((v) => v !== null);
   if (values.length) {
     const lo = Math.min(...values) - 3, hi = Math.max(...values) + 1;
@@ -293,21 +299,21 @@ function drawLoudness(analysis) {
   const marks = [-14, -23, ...(integrated === null ? [] : [integrated])];
   const lo = Math.floor((Math.min(...values, ...marks) - 3) / 6) * 6;
   const hi = Math.min(0, Math.ceil((Math.max(...values, ...marks) + 2) / 6) * 6);
-  const span = Math.max(curve.length - 1, 1);
-  const x = (i) => L + ((R - L) * i) / span;
+  const duration = Math.max(d.duration_s, curve.length, 1e-3);
+  const x = (t) => L + ((R - L) * t) / duration;
   const y = (v) => B - ((B - T) * (v - lo)) / Math.max(hi - lo, 1e-6);
-  timeAxis(svg, span, x, T, B);
+  timeAxis(svg, duration, x, T, B);
   for (let v = lo; v <= hi; v += 6) {
     svg.append(svgEl('line', { x1: L, x2: R, y1: y(v), y2: y(v), class: 'grid' }));
     svg.append(svgEl('text', { x: L - 4, y: y(v) + 4, class: 'axis', 'text-anchor': 'end' }, String(v)));
   }
-  const mark = (value, cls, label) => {
+  const mark = (value, cls, label, left = false) => {
     svg.append(svgEl('line', { x1: L, x2: R, y1: y(value), y2: y(value), class: cls }));
-    svg.append(svgEl('text', { x: R - 4, y: y(value) - 4, class: `label ${cls}`, 'text-anchor': 'end' }, label));
+    svg.append(svgEl('text', { x: left ? L + 4 : R - 4, y: y(value) - 4, class: `label ${cls}`, 'text-anchor': left ? 'start' : 'end' }, label));
   };
   mark(-14, 'target target-14', '−14 LUFS streaming');
   mark(-23, 'target target-23', '−23 LUFS EBU R128');
-  if (integrated !== null) mark(integrated, 'integrated', `integrated ${integrated} LUFS`);
+  if (integrated !== null) mark(integrated, 'integrated', `integrated ${integrated} LUFS`, true);
   for (const points of curveSegments(curve, x, y)) svg.append(svgEl('polyline', { points: points.join(' '), class: 'curve' }));
   if (!values.length) svg.append(svgEl('text', { x: 450, y: 120, class: 'empty', 'text-anchor': 'middle' }, 'no loudness values (silence or under 3 s)'));
 }
