@@ -38,3 +38,56 @@ export function responseFormat(): RequestHandler {
     next();
   };
 }
+
+/** OpenAPI: the `format` query parameter of both analyze operations. */
+export const formatParameterDoc = {
+  name: 'format',
+  in: 'query',
+  required: false,
+  description:
+    'Shape of a successful answer: `native` (the analysis object) or `spotify` (the field names and conventions of ' +
+    "Spotify's former audio-features object, see the SpotifyAudioFeatures schema). Errors are problem documents either way.",
+  schema: { type: 'string', enum: [...RESPONSE_FORMATS], default: 'native' },
+} as const;
+
+const nullable = (description: string, extra: Record<string, unknown> = {}) => ({ type: ['number', 'null'], description, ...extra });
+const unit = (of: string) => nullable(`Confidence of ${of}, 0..1; null when there is no ${of}`, { minimum: 0, maximum: 1 });
+
+/** OpenAPI: the answer of format=spotify (src/analysis/spotify.ts; field table in src/analysis/spotify.md). */
+export const spotifySchemaDoc = {
+  type: 'object',
+  description:
+    "format=spotify: Spotify's former audio-features field names and value conventions where trackscan measures an equivalent; " +
+    'what has no Spotify field is under `trackscan`. Spotify fields with no trackscan equivalent (danceability, energy, valence, ...) are absent.',
+  required: ['type', 'tempo', 'tempo_confidence', 'key', 'key_confidence', 'mode', 'mode_confidence', 'loudness', 'duration_ms', 'time_signature', 'trackscan'],
+  additionalProperties: false,
+  properties: {
+    type: { const: 'audio_features' },
+    tempo: nullable('Tempo in BPM (native `bpm`); null when not asked or no steady pulse', { exclusiveMinimum: 0 }),
+    tempo_confidence: unit('tempo'),
+    key: { type: 'integer', minimum: -1, maximum: 11, description: 'Pitch class of the tonic (0 = C, 1 = C#/Db, ... 11 = B); -1 when no key' },
+    key_confidence: unit('key'),
+    mode: { type: 'integer', enum: [-1, 0, 1], description: '1 major, 0 minor; -1 when no key (never read as minor)' },
+    mode_confidence: unit('mode (the key confidence: tonic and mode both right, a lower bound for the mode alone)'),
+    loudness: nullable('Integrated loudness, EBU R128 (LUFS), the closest equivalent of Spotify\'s dB figure; null on digital silence'),
+    duration_ms: { type: ['integer', 'null'], minimum: 0, description: 'Duration in whole milliseconds' },
+    time_signature: { type: 'null', description: 'Not estimated by trackscan: always null' },
+    trackscan: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['key_name', 'key_camelot', 'key_open_key', 'hz', 'hz_confidence', 'tuning_cents', 'loudness_detail', 'analysis_time', 'cached', 'analyzer_version'],
+      properties: {
+        key_name: { type: ['string', 'null'], description: 'Native `key`, e.g. "A minor"' },
+        key_camelot: { type: ['string', 'null'] },
+        key_open_key: { type: ['string', 'null'] },
+        hz: nullable('Tuning reference, A4 in Hz (native `hz`)'),
+        hz_confidence: unit('hz'),
+        tuning_cents: nullable('Cents from A4 = 440 Hz'),
+        loudness_detail: { $ref: '#/components/schemas/LoudnessDetail' },
+        analysis_time: { type: 'number', minimum: 0 },
+        cached: { type: 'boolean' },
+        analyzer_version: { type: 'string', pattern: '^\\d+\\.\\d+\\.\\d+$' },
+      },
+    },
+  },
+} as const;
