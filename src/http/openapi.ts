@@ -4,6 +4,7 @@
  * so a change in the code that is not made here fails a test.
  */
 import { ERRORS } from '../errors.js';
+import { formatParameterDoc, spotifySchemaDoc } from './format.js';
 
 const nullableNumber = (description: string, extra: Record<string, unknown> = {}) => ({ type: ['number', 'null'], description, ...extra });
 const confidence = (of: string) => nullableNumber(`Confidence of ${of}, 0..1; null when ${of} is null`, { minimum: 0, maximum: 1 });
@@ -43,9 +44,11 @@ const analysisErrors = (extra400: string[]) => ({
 });
 
 const okAnalysis = {
-  description: 'The analysis object. `cached` tells whether it came from the result cache.',
+  description: 'The analysis object (or, with format=spotify, SpotifyAudioFeatures). `cached` tells whether it came from the result cache.',
   headers: rateLimitHeaders,
-  content: { 'application/json': { schema: { $ref: '#/components/schemas/Analysis' } } },
+  content: {
+    'application/json': { schema: { oneOf: [{ $ref: '#/components/schemas/Analysis' }, { $ref: '#/components/schemas/SpotifyAudioFeatures' }] } },
+  },
 };
 
 /** The document; `version` is the package version. */
@@ -73,6 +76,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
             'Web pages are resolved through og:audio, og:video, <audio>, <video>, <source> and JSON-LD contentUrl. ' +
             'Redirects are followed up to a limit; every hop must reach a public address unless the server allows private ones. ' +
             'A cached result is answered without downloading and does not count against the monthly quota.',
+          parameters: [formatParameterDoc],
           requestBody: {
             required: true,
             content: { 'application/json': { schema: { $ref: '#/components/schemas/UrlRequest' } } },
@@ -93,6 +97,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
             'multipart/form-data with exactly one file part named `file`. The optional text fields come before the file part ' +
             '(the analysis starts while the file arrives). The file is streamed, never stored; an upload over the byte limit ' +
             'is refused as soon as the limit is crossed.',
+          parameters: [formatParameterDoc],
           requestBody: {
             required: true,
             content: {
@@ -244,6 +249,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
             details: { $ref: '#/components/schemas/Details' },
           },
         },
+        SpotifyAudioFeatures: spotifySchemaDoc,
         Usage: {
           type: 'object',
           required: ['api_key_name', 'requests_this_minute', 'rate_limit', 'analyses_this_month', 'monthly_limit'],
