@@ -17,8 +17,8 @@ export async function runServe(argv: string[]): Promise<void> {
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`trackscan serve: ${err.message}\n`);
-      process.exitCode = 2;
-      return;
+      // Exit here: the caller's generic success path must not turn a bad setting into status 0.
+      process.exit(2);
     }
     throw err;
   }
@@ -29,8 +29,7 @@ export async function runServe(argv: string[]): Promise<void> {
     const e = err as NodeJS.ErrnoException;
     const why = e.code === 'EADDRINUSE' ? `port ${config.port} on ${config.host} is already in use` : e.message;
     process.stderr.write(`trackscan serve: cannot start: ${why}\n`);
-    process.exitCode = 1;
-    return;
+    process.exit(1);
   }
   process.stderr.write(`trackscan: listening on ${running.url} (API under ${running.url}/api/v1)\n`);
   await new Promise<void>((resolve) => {
