@@ -54,7 +54,7 @@ export function errorMiddleware(): ErrorRequestHandler {
       return;
     }
     if (appError) {
-      if (appError.status >= 500) log?.warn({ code: appError.code, detail: appError.message, cause: appError.cause }, 'request failed');
+      if (appError.status >= 500) log?.warn({ code: appError.code, detail: appError.message, err: appError.cause }, 'request failed');
       sendProblem(req, res, appError);
       return;
     }
