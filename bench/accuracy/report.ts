@@ -56,6 +56,8 @@ export interface Row {
   cpuSeconds?: (p: Prediction) => number | null;
   /** Per-recording speed ratio against trackscan's full analysis (Essentia / trackscan). */
   ratio?: (p: Prediction) => number | null;
+  /** The same against trackscan's tempo+key+tuning alone (full run minus the loudness-only run). */
+  ratioEstimators?: (p: Prediction) => number | null;
 }
 
 const none = { value: null, confidence: null };
@@ -113,6 +115,11 @@ export function defaultRows(withEssentia: boolean, withMultifeature: boolean): R
       const t = p.trackscan?.cpuSeconds;
       return e !== null && t ? e / t : null;
     },
+    ratioEstimators: (p) => {
+      const e = total(p);
+      const t = p.trackscan ? p.trackscan.cpuSeconds - p.trackscan.loudnessOnlyCpuSeconds : null;
+      return e !== null && t !== null && t > 0 ? e / t : null;
+    },
   });
   return rows;
 }
@@ -136,6 +143,7 @@ export interface RowFigures {
   loudnessMissing: number;
   secondsPerMinute: number | null;
   ratio: number | null;
+  ratioEstimators: number | null;
 }
 
 const pct = (xs: number[]): number | null => (xs.length ? (100 * xs.reduce((a, b) => a + b, 0)) / xs.length : null);
@@ -144,7 +152,7 @@ export function figures(row: Row, predictions: readonly Prediction[]): RowFigure
   const f: RowFigures = {
     name: row.name, tempoAcc1: null, tempoAcc2: null, tempoConfidencePoints: null, keyExact: null, keyMirex: null,
     keyConfidencePoints: null, tuningMedianCents: null, tuningP90Cents: null, tuningMissing: 0, loudnessMedianLu: null,
-    loudnessMaxLu: null, loudnessMissing: 0, secondsPerMinute: null, ratio: null,
+    loudnessMaxLu: null, loudnessMissing: 0, secondsPerMinute: null, ratio: null, ratioEstimators: null,
   };
   if (row.tempo) {
     const judged = predictions.filter((p) => p.label.bpm !== null).map((p) => ({ label: p.label.bpm!, answer: row.tempo!(p) }));
@@ -206,6 +214,10 @@ export function figures(row: Row, predictions: readonly Prediction[]): RowFigure
     const ratios = predictions.map((p) => row.ratio!(p)).filter((r): r is number => r !== null && Number.isFinite(r));
     if (ratios.length) f.ratio = median(ratios);
   }
+  if (row.ratioEstimators) {
+    const ratios = predictions.map((p) => row.ratioEstimators!(p)).filter((r): r is number => r !== null && Number.isFinite(r));
+    if (ratios.length) f.ratioEstimators = median(ratios);
+  }
   return f;
 }
 
@@ -237,7 +249,7 @@ export function table(title: string, rows: readonly Row[], predictions: readonly
     lines.push(
       `| ${row.name} | ${nTempo ? fmt(f.tempoAcc1) : '—'} | ${nTempo ? fmt(f.tempoAcc2) : '—'} | ${nTempo ? signed(f.tempoConfidencePoints) : '—'} ` +
         `| ${nKey ? fmt(f.keyExact) : '—'} | ${nKey ? fmt(f.keyMirex) : '—'} | ${nKey ? signed(f.keyConfidencePoints) : '—'} ` +
-        `| ${tuning} | ${loudness} | ${fmt(f.secondsPerMinute, 3)} | ${f.ratio === null ? '—' : `${f.ratio.toFixed(1)}×`} |`,
+        `| ${tuning} | ${loudness} | ${fmt(f.secondsPerMinute, 3)} | ${f.ratio === null ? '—' : `${f.ratio.toFixed(1)}×`}${f.ratioEstimators === null ? '' : ` (${f.ratioEstimators.toFixed(1)}× vs tempo+key+tuning only)`} |`,
     );
   }
   return lines.join('\n');

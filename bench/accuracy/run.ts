@@ -4,6 +4,7 @@
  *
  *   node dist/bench/accuracy/run.js MANIFEST.jsonl [--out predictions.jsonl]
  *        [--no-essentia] [--no-multifeature] [--no-ebur128] [--limit N]
+ *   node dist/bench/accuracy/run.js --from predictions.jsonl   (tables again, from a saved run)
  *
  * For each recording, in one process:
  * 1. decode the file ONCE with the product's decoder (src/decode/decoder.ts:
@@ -117,8 +118,17 @@ async function main(): Promise<void> {
       'no-multifeature': { type: 'boolean', default: false },
       'no-ebur128': { type: 'boolean', default: false },
       'limit': { type: 'string' },
+      'from': { type: 'string' },
     },
   });
+  if (values.from) {
+    const saved = readFileSync(values.from, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Prediction);
+    const hasEssentia = saved.some((p) => p.essentia);
+    console.log(`# trackscan accuracy harness: tables from ${values.from} (${saved.length} recordings)\n`);
+    console.log(report(defaultRows(hasEssentia, saved.some((p) => p.essentia?.multifeature)), saved));
+    console.log('\n' + LEGEND);
+    return;
+  }
   const manifestPath = positionals[0];
   if (!manifestPath) {
     console.error('usage: node dist/bench/accuracy/run.js MANIFEST.jsonl [--out predictions.jsonl] [--no-essentia] [--no-multifeature] [--no-ebur128] [--limit N]');
@@ -202,14 +212,15 @@ async function main(): Promise<void> {
   }
 
   console.log(report(defaultRows(withEssentia, withMultifeature), predictions));
-  console.log(
-    '\nAcc1: within 4 % of the label; Acc2: also at 2, 1/2, 3 or 1/3 times it. Key: MIREX weights 1 / 0.5 fifth / 0.3 relative / 0.2 parallel. ' +
+  console.log('\n' + LEGEND);
+}
+
+const LEGEND =
+    'Acc1: within 4 % of the label; Acc2: also at 2, 1/2, 3 or 1/3 times it. Key: MIREX weights 1 / 0.5 fifth / 0.3 relative / 0.2 parallel. ' +
       'Tuning error wrapped to ±50 cents (A4 is only defined modulo a semitone); no estimate counts as 50 cents. ' +
       'Loudness: |integrated − ffmpeg ebur128|. Conf. Δ: accuracy (tempo Acc1, key exact) of the most confident half minus the least confident half, in points; ' +
       'no answer ranks lowest; — when all confidences are equal (degara\'s is always 0). ' +
       'CPU s per min: process CPU seconds per minute of audio, median over recordings; trackscan includes its loudness, true peak, downmix and resampling; ' +
-      'Essentia excludes the downmix and the resampling to 44.1 kHz. Essentia ÷ trackscan: median over recordings of the per-recording ratio.',
-  );
-}
+      'Essentia excludes the downmix and the resampling to 44.1 kHz. Essentia ÷ trackscan: median over recordings of the per-recording ratio.';
 
 await main();
