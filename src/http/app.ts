@@ -64,6 +64,8 @@ export interface AppContext {
   now: () => Date;
   state: { draining: boolean };
   version: string;
+  /** URL analyses in progress by cache key: identical requests share one download and analysis. */
+  inflight: Map<string, Promise<AnalysisObject>>;
 }
 
 /** Fills in the defaults of `deps`. */
@@ -92,6 +94,7 @@ export function createContext(deps: AppDeps): AppContext {
     now: deps.now ?? (() => new Date()),
     state: deps.state ?? { draining: false },
     version: deps.version ?? '0.0.0',
+    inflight: new Map(),
   };
 }
 

@@ -244,7 +244,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
             lufs: nullableNumber('Integrated loudness, EBU R128 / ITU-R BS.1770-4 (LUFS); null on digital silence'),
             loudness_detail: { $ref: '#/components/schemas/LoudnessDetail' },
             analysis_time: { type: 'number', minimum: 0, description: 'Seconds the server spent on this request (for a cache hit: the lookup).' },
-            cached: { type: 'boolean', description: 'true when served from the result cache' },
+            cached: { type: 'boolean', description: 'true when served from the result cache (or shared from an identical URL analysis that was already running); such answers do not count against the monthly quota' },
             analyzer_version: { type: 'string', pattern: '^\\d+\\.\\d+\\.\\d+$' },
             details: { $ref: '#/components/schemas/Details' },
           },

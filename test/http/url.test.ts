@@ -126,6 +126,17 @@ describe('cache', () => {
     assert.equal(usage2.analyses_this_month, usage1.analyses_this_month);
     for (const field of ['bpm', 'key', 'hz', 'lufs', 'loudness_detail', 'analyzer_version']) assert.deepEqual(second[field], first[field], field);
   });
+  test('identical requests at once share one download and one analysis', async () => {
+    const url = `${origin.url}/media/together.mp3`;
+    const usage1 = (await (await h.call('/usage')).json()) as { analyses_this_month: number };
+    const answers = await Promise.all(Array.from({ length: 5 }, () => postUrl(h, { url }).then(analysisOf)));
+    assert.equal(origin.hits.get('/media/together.mp3'), 1);
+    assert.equal(answers.filter((a) => a.cached === false).length, 1);
+    assert.equal(answers.filter((a) => a.cached === true).length, 4);
+    for (const a of answers) assert.deepEqual(a.loudness_detail, answers[0]!.loudness_detail);
+    const usage2 = (await (await h.call('/usage')).json()) as { analyses_this_month: number };
+    assert.equal(usage2.analyses_this_month, usage1.analyses_this_month + 1);
+  });
   test('other switches are another entry', async () => {
     const url = `${origin.url}/media/switch-cache.mp3`;
     assert.equal((await analysisOf(await postUrl(h, { url }))).cached, false);

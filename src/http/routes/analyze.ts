@@ -116,23 +116,43 @@ async function analyzeUrl(ctx: AppContext, req: Request, res: Response): Promise
     res.json(hit(cached, started));
     return;
   }
+  // The same URL with the same switches already being analysed: share its result
+  // (as a cache hit) instead of downloading it again. If it fails, try on our own.
+  const pending = ctx.inflight.get(cacheKey);
+  if (pending) {
+    const shared = await pending.catch(() => undefined);
+    if (shared) {
+      res.json(hit(shared, started));
+      return;
+    }
+  }
   const key = apiKeyOf(res);
   const reservedAt = await reserve(ctx, key);
+  const signal = clientSignal(res);
+  const job = ctx.pool.run(
+    (jobSignal) =>
+      ctx.downloader.fetchMedia(url, jobSignal, (media) =>
+        ctx.analyze(media.body, { ...switches, signal: AbortSignal.any([jobSignal, media.signal]), maxDurationSeconds: ctx.config.maxDurationSeconds }),
+      ),
+    signal,
+  );
+  const leading = !ctx.inflight.has(cacheKey);
+  if (leading) {
+    ctx.inflight.set(cacheKey, job);
+    // Followers read the outcome; this only keeps a rejection from being unhandled.
+    job.catch(() => undefined);
+  }
   let analysis: AnalysisObject;
   try {
-    const signal = clientSignal(res);
-    analysis = await ctx.pool.run(
-      (jobSignal) =>
-        ctx.downloader.fetchMedia(url, jobSignal, (media) =>
-          ctx.analyze(media.body, { ...switches, signal: AbortSignal.any([jobSignal, media.signal]), maxDurationSeconds: ctx.config.maxDurationSeconds }),
-        ),
-      signal,
-    );
+    analysis = await job;
   } catch (err) {
+    if (leading) ctx.inflight.delete(cacheKey);
     await release(ctx, key, reservedAt, res);
     throw err;
   }
   await cacheSet(ctx, cacheKey, analysis, res);
+  // Only now: a request arriving in between finds the cache entry, not a gap.
+  if (leading) ctx.inflight.delete(cacheKey);
   res.json(analysis);
 }
 
