@@ -68,6 +68,14 @@ before(async () => {
     viewport: { width: 1100, height: 900 },
   });
   cleanups.push(() => context.close());
+  // Every change of the page's state (idle, uploading, analysing, done, error), in order.
+  await context.addInitScript(`
+    window.__states = [];
+    document.addEventListener('DOMContentLoaded', () => {
+      new MutationObserver(() => window.__states.push(document.body.dataset.state))
+        .observe(document.body, { attributes: true, attributeFilter: ['data-state'] });
+    });
+  `);
   context.on('page', (page) => {
     page.on('pageerror', (err) => pageProblems.push(`pageerror: ${err.message}`));
     page.on('console', (msg) => {
@@ -176,6 +184,8 @@ describe('the page', () => {
     assert.equal(response.status(), 200);
     const pageAnswer = (await response.json()) as AnalysisObject;
     await page.waitForSelector('body[data-state="done"]', { timeout: 60_000 });
+    // Progress was shown for the upload, then for the analysis.
+    assert.deepEqual(await page.evaluate('window.__states'), ['uploading', 'analysing', 'done']);
 
     // The same file, asked of the API directly, gives the same analysis.
     const direct = await postFile(h, track, { details: 'true' });
@@ -216,6 +226,40 @@ describe('the page', () => {
     assert.deepEqual(stable(pageAnswer), stable(api));
     await checkShown(page, api);
     await checkPlots(page, api);
+    await page.close();
+  });
+
+  test('a dropped file is analysed like a picked one', async () => {
+    const page = await openPage();
+    await page.fill('#api-key', h.key);
+    const dataTransfer = await page.evaluateHandle(`(() => {
+      const bytes = Uint8Array.from(atob('${track.toString('base64')}'), (c) => c.charCodeAt(0));
+      const dt = new DataTransfer();
+      dt.items.add(new File([bytes], 'dropped.mp3', { type: 'audio/mpeg' }));
+      return dt;
+    })()`);
+    const answered = page.waitForResponse((r) => r.url().endsWith('/api/v1/analyze/file'));
+    await page.dispatchEvent('#drop', 'drop', { dataTransfer });
+    const api = (await (await answered).json()) as AnalysisObject;
+    await page.waitForSelector('body[data-state="done"]', { timeout: 60_000 });
+    assert.equal(await page.textContent('#source-name'), 'dropped.mp3');
+    await checkShown(page, api);
+    await checkPlots(page, api);
+    await page.close();
+  });
+
+  test('rate limited: 429 in plain words with the wait', async () => {
+    const { secret } = await h.running.store.createKey({ name: 'one-a-minute', rateLimit: 1, monthlyLimit: 10 });
+    const page = await openPage();
+    await page.fill('#api-key', secret);
+    await page.setInputFiles('#file', trackPath);
+    await page.waitForSelector('body[data-state="done"]', { timeout: 60_000 });
+    await page.setInputFiles('#file', trackPath);
+    await page.waitForSelector('body[data-state="error"]', { timeout: 30_000 });
+    assert.match(await page.textContent('#error-title') ?? '', /^429 /);
+    assert.match(await page.textContent('#error-message') ?? '', /^Too many requests with this key in this minute\. Try again in \d+ s\.$/);
+    assert.match(await page.textContent('#error-detail') ?? '', /code rate_limited/);
+    assert.equal(await page.isVisible('#result'), false, 'the earlier result is not left on show');
     await page.close();
   });
 
