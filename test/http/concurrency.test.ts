@@ -46,7 +46,9 @@ test('cached answers, usage and health do not wait behind analyses', async (t) =
   assert.equal(cached.body.cached, true);
   assert.equal(usage.status, 200);
   assert.equal(health.status, 200);
-  for (const [name, r] of Object.entries({ cached, usage, health })) assert.ok(r.ms < 1000, `${name} took ${r.ms} ms`);
+  // The slow analyses are held until release(), so anything queued behind them would
+  // never answer; the bound only catches something slow, generous for a loaded machine.
+  for (const [name, r] of Object.entries({ cached, usage, health })) assert.ok(r.ms < 3000, `${name} took ${r.ms} ms`);
   // Still all waiting: the quick answers did not come from a freed slot.
   assert.equal(pool().queued, 3);
 

@@ -136,7 +136,9 @@ describe('limits while the upload arrives', () => {
     const problem = await problemOf(res);
     assert.equal(res.status, 413);
     assert.equal(problem.code, 'payload_too_large');
-    assert.ok(sent < 4 * 1024 * 1024, `the answer came after ${sent} bytes`);
+    // The body never ends, so any answer at all came before the upload did. What the
+    // client had produced by then includes what loopback socket buffers hold (several MiB).
+    assert.ok(sent < 32 * 1024 * 1024, `the answer came after ${sent} bytes`);
     await waitFor(async () => (await childFfmpegCount()) === 0);
   });
   test('an honest Content-Length over the limit is refused before reading', async () => {

@@ -38,14 +38,27 @@ async function withTimeout(check: Promise<boolean>, ms: number): Promise<boolean
 
 export function healthRoutes(ctx: AppContext): Router {
   const router = Router();
+  // Checked at start and then refreshed in the background when stale, so a
+  // health request never waits for a process to start (except the very first,
+  // if it comes before the first check is done).
   let decoder: { ok: boolean; at: number } | null = null;
   let pending: Promise<boolean> | null = null;
+  const refresh = (): Promise<boolean> => {
+    pending ??= ctx
+      .checkDecoder()
+      .catch(() => false)
+      .then((ok) => {
+        decoder = { ok, at: Date.now() };
+        pending = null;
+        return ok;
+      });
+    return pending;
+  };
+  void refresh();
   const decoderOk = async (): Promise<boolean> => {
-    if (decoder && Date.now() - decoder.at < DECODER_CHECK_TTL_MS) return decoder.ok;
-    pending ??= ctx.checkDecoder().finally(() => (pending = null));
-    const ok = await pending;
-    decoder = { ok, at: Date.now() };
-    return ok;
+    if (!decoder) return refresh();
+    if (Date.now() - decoder.at >= DECODER_CHECK_TTL_MS) void refresh();
+    return decoder.ok;
   };
 
   router.get('/health', async (req, res) => {
