@@ -201,6 +201,8 @@ function setField(name, value, options) {
   for (const el of document.querySelectorAll(`[data-field="${name}"]`)) {
     el.textContent = text(value, options);
     el.classList.toggle('none', value === null || value === undefined);
+    // A unit next to "no answer" would read as a value.
+    el.closest('.q')?.classList.toggle('null', value === null || value === undefined);
   }
 }
 

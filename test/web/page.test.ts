@@ -248,6 +248,27 @@ describe('the page', () => {
     await page.close();
   });
 
+  test('digital silence: every value the API leaves null reads "no answer"', async () => {
+    const silence = join(dir, 'silence.wav');
+    await ffmpeg('-f', 'lavfi', '-i', 'anullsrc=r=44100:cl=stereo', '-t', '5', '-c:a', 'pcm_s16le', silence);
+    const page = await openPage();
+    await page.fill('#api-key', h.key);
+    const answered = page.waitForResponse((r) => r.url().endsWith('/api/v1/analyze/file'));
+    await page.setInputFiles('#file', silence);
+    const api = (await (await answered).json()) as AnalysisObject;
+    await page.waitForSelector('body[data-state="done"]', { timeout: 60_000 });
+    assert.equal(api.lufs, null, 'silence has no integrated loudness');
+    assert.deepEqual(await shown(page, 'lufs'), [NO_ANSWER]);
+    await checkShown(page, api);
+    const nulls = Object.entries(api).filter(([, v]) => v === null).map(([k]) => k);
+    for (const field of nulls) assert.deepEqual(await shown(page, field), [NO_ANSWER], field);
+    assert.equal(await page.locator('#loudness-plot polyline.curve').count(), 0);
+    assert.equal(await page.locator('#loudness-plot line.integrated').count(), 0);
+    assert.equal(await page.locator('#loudness-plot .empty').count(), 1, 'the empty plot says why');
+    await page.screenshot({ path: join(ARTIFACTS, 'page-silence.png'), fullPage: true });
+    await page.close();
+  });
+
   test('rate limited: 429 in plain words with the wait', async () => {
     const { secret } = await h.running.store.createKey({ name: 'one-a-minute', rateLimit: 1, monthlyLimit: 10 });
     const page = await openPage();
