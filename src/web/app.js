@@ -147,8 +147,15 @@ function send(path, body, contentType, label) {
   xhr.send(body);
 }
 
+/** A shell word in single quotes. */
+const quote = (word) => `'${String(word).replaceAll("'", "'\\''")}'`;
+
+/** The request as a curl command (the key left as a variable: it is never written out). */
+let curl = '';
+
 function analyzeFile(file) {
   if (!file) return;
+  curl = `curl -H "X-API-Key: $TRACKSCAN_KEY" -F details=true -F file=@${quote(file.name)} ${location.origin}/api/v1/analyze/file`;
   const form = new FormData();
   // The switches come before the file part: the server starts analysing as the file arrives.
   form.append('details', 'true');
@@ -183,7 +190,9 @@ $('#url-form').addEventListener('submit', (event) => {
   event.preventDefault();
   const url = $('#url').value.trim();
   if (!url) return;
-  send('/api/v1/analyze/url', JSON.stringify({ url, details: true }), 'application/json', url);
+  const body = JSON.stringify({ url, details: true });
+  curl = `curl -H "X-API-Key: $TRACKSCAN_KEY" -H 'Content-Type: application/json' -d ${quote(body)} ${location.origin}/api/v1/analyze/url`;
+  send('/api/v1/analyze/url', body, 'application/json', url);
 });
 
 // ---------------------------------------------------------------- the result
@@ -399,6 +408,7 @@ function render(analysis, label) {
   fillCandidates('#tempo-candidates', d.tempo_candidates, (r) => r.bpm);
   fillCandidates('#key-candidates', d.key_candidates, (r) => r.key);
   facts(analysis);
+  $('#curl').textContent = curl;
   $('#raw').textContent = JSON.stringify(analysis, null, 2);
   $('#result').hidden = false;
   state('done');

@@ -7,11 +7,13 @@
  * in test/fixtures/.generated/web/ (git-ignored).
  */
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
 
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
@@ -19,6 +21,7 @@ import type { AnalysisObject } from '../../src/analysis/types.js';
 import { ffmpeg, root } from '../helpers/media.js';
 import { postFile, startHarness, startOrigin, type Harness } from '../http/helpers/harness.js';
 
+const execFileAsync = promisify(execFile);
 const CHROMIUM = process.env.TRACKSCAN_CHROMIUM ?? '/usr/bin/chromium';
 const ARTIFACTS = join(root, 'test', 'fixtures', '.generated', 'web');
 const NO_ANSWER = 'no answer';
@@ -175,7 +178,7 @@ describe('the page', () => {
     assert.equal((await fetch(`${h.running.url}/index.html.bak`)).status, 404);
   });
 
-  test('a file: the numbers shown are the API answer, and the plots are drawn', async () => {
+  test('a file: the numbers shown are the API answer, and the plots are drawn', async (t) => {
     const page = await openPage();
     await page.fill('#api-key', h.key);
     const answered = page.waitForResponse((r) => r.url().endsWith('/api/v1/analyze/file'));
@@ -196,6 +199,16 @@ describe('the page', () => {
 
     await checkShown(page, api);
     await checkPlots(page, api);
+    // The page's curl line is a working example, and it never writes out the key.
+    const curl = (await page.textContent('#curl')) ?? '';
+    assert.equal(curl.includes(h.key), false);
+    assert.match(curl, /^curl -H "X-API-Key: \$TRACKSCAN_KEY" -F details=true -F file=@'click-120-a-minor\.mp3' http:\/\/127\.0\.0\.1:\d+\/api\/v1\/analyze\/file$/);
+    if (existsSync('/usr/bin/curl')) {
+      const { stdout } = await execFileAsync('sh', ['-c', curl], { cwd: dir, env: { ...process.env, TRACKSCAN_KEY: h.key } });
+      assert.deepEqual(stable(JSON.parse(stdout) as AnalysisObject), stable(api));
+    } else {
+      t.diagnostic('curl is not installed: the curl line was checked by its form only');
+    }
     await page.screenshot({ path: join(ARTIFACTS, 'page-result.png'), fullPage: true });
     await writeFile(join(ARTIFACTS, 'page-result.json'), JSON.stringify(api, null, 2));
 
