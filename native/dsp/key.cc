@@ -113,7 +113,6 @@ std::optional<KeyEstimate> KeyEstimator::Estimate(const TonalFeatures& features,
     score[k] = Correlate(treble, p, k % 12) + (sb > 0.0 ? bass_weight * Correlate(bass, p, k % 12) : 0.0);
     score[k] /= 1.0 + bass_weight;
   }
-
   std::array<int, 24> order{};
   for (int k = 0; k < 24; ++k) order[k] = k;
   std::sort(order.begin(), order.end(), [&](int a, int b) { return score[a] > score[b]; });
@@ -144,7 +143,8 @@ std::optional<KeyEstimate> KeyEstimator::Estimate(const TonalFeatures& features,
   KeyEstimate e;
   e.tonic = order[0] % 12;
   e.minor = order[0] >= 12;
-  e.confidence = margin * tonality * evidence * in_tune;
+  const double fit = std::clamp((score[order[0]] - params::kKeyMinFit) / (params::kKeyFullFit - params::kKeyMinFit), 0.0, 1.0);
+  e.confidence = fit * margin * tonality * evidence * in_tune;
   for (int i = 0; i < params::kKeyCandidates; ++i) {
     e.candidates.push_back(KeyCandidate{order[i] % 12, order[i] >= 12, prob[order[i]] / z});
   }

@@ -13,7 +13,9 @@
 //      treble and bass separately, and add the two;
 //   4. candidate scores are a softmax of the key scores.
 //
-// Confidence = margin x tonality x evidence, each in 0..1:
+// Confidence = fit x margin x tonality x evidence x in-tune, each in 0..1:
+//   fit      the best key's score from kKeyMinFit (0) to kKeyFullFit (1): a
+//            chroma that matches no profile well gives no confident key;
 //   margin   (best score - second best) / kKeyFullMargin, the usual
 //            predictor of a correct key: a close runner-up is usually the
 //            relative or dominant key and often the answer;

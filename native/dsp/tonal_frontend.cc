@@ -167,14 +167,14 @@ void TonalFrontend::AnalyseFrame() {
   // for the tuning, which the octave partials (1, 2, 4, 8) then carry alone.
   constexpr double kHarmonicCents[3] = {1901.955, 2786.314, 3368.826};  // 1200 log2(3, 5, 7)
   for (const Peak& p : peaks_) {
+    bool overtone = false;
+    for (double h : kHarmonicCents) {
+      const double below = p.cents - h;
+      auto it = std::lower_bound(peaks_.begin(), peaks_.end(), below - params::kTuningHarmonicToleranceCents,
+                                 [](const Peak& q, double c) { return q.cents < c; });
+      if (it != peaks_.end() && it->cents <= below + params::kTuningHarmonicToleranceCents) overtone = true;
+    }
     if (p.freq_hz >= params::kTuningMinHz && p.freq_hz <= params::kTuningMaxHz) {
-      bool overtone = false;
-      for (double h : kHarmonicCents) {
-        const double below = p.cents - h;
-        auto it = std::lower_bound(peaks_.begin(), peaks_.end(), below - params::kTuningHarmonicToleranceCents,
-                                   [](const Peak& q, double c) { return q.cents < c; });
-        if (it != peaks_.end() && it->cents <= below + params::kTuningHarmonicToleranceCents) overtone = true;
-      }
       if (!overtone) {
         // Low partials are placed less precisely in cents (a bin is 24 cents
         // at 100 Hz, 4 at 600 Hz) and beat against neighbours in a mix.

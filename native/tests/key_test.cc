@@ -2,6 +2,8 @@
 // the signals that have no key.
 #include "key.h"
 
+#include "analyzer.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -130,6 +132,68 @@ TEST(KeyTest, NoConfidentKeyInASingleNote) {
     ExpectNoConfidentKey(testing::HarmonicChord({midi}, 440.0, 10.0, kRate, testing::Timbre{10, 1.0, false}, 3),
                          "single note");
   }
+}
+
+// Through the whole analyzer: 44.1 kHz stereo in, downmixed and resampled by
+// its front end, key and tuning out.
+TEST(KeyTest, ThroughTheAnalyzer) {
+  const double rate = 44100.0, a4 = 437.0;
+  const auto mono = testing::KeyPiece(6, true, a4, 16.0, rate, 1, 21);  // F# minor
+  std::vector<float> stereo(2 * mono.size());
+  for (std::size_t i = 0; i < mono.size(); ++i) stereo[2 * i] = stereo[2 * i + 1] = mono[i];
+  AnalyzerConfig config;
+  config.sample_rate_hz = rate;
+  config.channels = 2;
+  Result<Analyzer> a = Analyzer::Create(config);
+  ASSERT_TRUE(a.ok());
+  for (std::size_t f = 0; f < mono.size(); f += 10000) {
+    ASSERT_EQ(a.value().Push(stereo.data() + 2 * f, std::min<std::size_t>(10000, mono.size() - f)), Status::kOk);
+  }
+  Result<AnalysisResult> r = a.value().Finish();
+  ASSERT_TRUE(r.ok());
+  ASSERT_TRUE(r.value().key.has_value());
+  EXPECT_EQ(r.value().key->tonic, 6);
+  EXPECT_TRUE(r.value().key->minor);
+  EXPECT_GT(r.value().key->confidence, 0.3);
+  ASSERT_TRUE(r.value().tuning.has_value());
+  EXPECT_NEAR(r.value().tuning->reference_hz, a4, a4 * (std::exp2(1.0 / 1200.0) - 1.0));  // 1 cent
+}
+
+// Key asked for without tuning: the tuning is still measured (the key needs
+// it) but not reported.
+TEST(KeyTest, KeyWithoutTuningReport) {
+  const auto mono = testing::KeyPiece(10, false, 440.0, 12.0, 22050.0, 0, 4);  // Bb major
+  AnalyzerConfig config;
+  config.sample_rate_hz = 22050.0;
+  config.channels = 1;
+  config.detect_tuning = false;
+  Result<Analyzer> a = Analyzer::Create(config);
+  ASSERT_TRUE(a.ok());
+  ASSERT_EQ(a.value().Push(mono.data(), mono.size()), Status::kOk);
+  Result<AnalysisResult> r = a.value().Finish();
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r.value().tuning.has_value());
+  ASSERT_TRUE(r.value().key.has_value());
+  EXPECT_EQ(r.value().key->tonic, 10);
+  EXPECT_FALSE(r.value().key->minor);
+}
+
+// State is bounded by the features kept: an hour of music keeps at most
+// kTonalMaxSegments segments, and the answer is still right.
+TEST(KeyTest, LongInputKeepsBoundedState) {
+  const auto bar = testing::KeyPiece(2, false, 440.0, 24.0, kRate, 0, 8);  // D major
+  Result<TuningEstimator> t = TuningEstimator::Create(kRate);
+  ASSERT_TRUE(t.ok());
+  const int repeats = 3600 / 24;
+  for (int i = 0; i < repeats; ++i) t.value().Process(bar.data(), bar.size());
+  const auto tuning = t.value().Estimate();
+  ASSERT_TRUE(tuning.has_value());
+  EXPECT_LE(t.value().features().segments.size(), params::kTonalMaxSegments);
+  EXPECT_NEAR(t.value().features().frames, repeats * bar.size() / static_cast<double>(params::kTonalHopSize), 2.0);
+  const auto e = KeyEstimator::Create(kRate).value().Estimate(t.value().features(), tuning->reference_hz);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->tonic, 2);
+  EXPECT_FALSE(e->minor);
 }
 
 }  // namespace
