@@ -4,6 +4,7 @@
  * endpoint must want its token, and no key, URL or address may appear.
  */
 import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 
 import { analyzeStream } from '../../src/analysis/analyze-stream.js';
@@ -12,7 +13,7 @@ import { ConfigError } from '../../src/config.js';
 import type { AnalyzeFunction } from '../../src/http/app.js';
 import { metricsSettingsFromEnv } from '../../src/http/metrics.js';
 import { makeAudio } from './helpers/audio.js';
-import { postFile, problemOf, startHarness, startOrigin, type Harness } from './helpers/harness.js';
+import { multipart, postFile, problemOf, startHarness, startOrigin, type Harness } from './helpers/harness.js';
 
 const cleanups: (() => unknown)[] = [];
 const suite = { after: (fn: () => unknown) => cleanups.push(fn) };
@@ -73,6 +74,7 @@ let mp3: Buffer;
 let wavA: Buffer;
 let wavB: Buffer;
 let small: Buffer;
+let wavLong: Buffer;
 before(async () => {
   h = await startHarness(suite, {
     env: { TRACKSCAN_ALLOW_PRIVATE_URLS: '1', TRACKSCAN_CONCURRENCY: '1', TRACKSCAN_QUEUE_LENGTH: '0' },
@@ -83,6 +85,7 @@ before(async () => {
   wavA = await makeAudio(suite, 'wav', 1);
   wavB = await makeAudio(suite, 'wav', 2);
   small = await makeAudio(suite, 'opus', 1);
+  wavLong = await makeAudio(suite, 'wav', 20);
 });
 
 describe('the endpoint', () => {
@@ -214,6 +217,38 @@ describe('counters after known traffic', () => {
     assert.equal(delta(before, after, req(FILE, '5xx')), 1);
     assert.equal(after.get(sample('trackscan_pool_active')), 0);
     assert.equal(after.get(sample('trackscan_pool_queued')), 0);
+  });
+
+  test('a client that leaves mid-upload is counted as aborted, and so is its analysis', async () => {
+    const before = (await scrape()).samples;
+    const { body, contentType } = multipart([{ name: 'file', filename: 'a.wav', body: wavLong }]);
+    const url = new URL(`${h.api}/analyze/file`);
+    const request = httpRequest({
+      host: url.hostname,
+      port: url.port,
+      path: url.pathname,
+      method: 'POST',
+      headers: { 'content-type': contentType, 'content-length': String(body.length), 'x-api-key': h.key },
+    });
+    request.on('error', () => undefined);
+    request.write(body.subarray(0, Math.floor(body.length / 2)));
+    const waitFor = async (what: string, check: (s: Samples) => boolean): Promise<Samples> => {
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const { samples } = await scrape();
+        if (check(samples)) return samples;
+        assert.ok(Date.now() < deadline, what);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    };
+    await waitFor('the analysis never started', (s) => s.get(sample('trackscan_pool_active')) === 1);
+    request.destroy();
+    const after = await waitFor('the abort was never counted', (s) => delta(before, s, req(FILE, 'aborted')) === 1);
+    assert.equal(delta(before, after, req(FILE, '2xx')), 0);
+    await waitFor('the analysis was not stopped', (s) => s.get(sample('trackscan_pool_active')) === 0);
+    const final = (await scrape()).samples;
+    assert.equal(delta(before, final, sample('trackscan_analyses_total', { format: 'unknown', outcome: 'aborted' })), 1);
+    assert.equal(delta(before, final, sample('trackscan_cache_requests_total', { source: 'file', result: 'miss' })), 0);
   });
 
   test('bytes downloaded for a URL analysis', async (t) => {
