@@ -297,6 +297,35 @@ describe('the page', () => {
     await page.close();
   });
 
+  test('too big: 413 in plain words, even though the server stops reading the upload', async (t) => {
+    const small = await startHarness(t, { env: { TRACKSCAN_MAX_UPLOAD_BYTES: '64K' } });
+    const page = await context.newPage();
+    await page.goto(`${small.running.url}/`);
+    await page.fill('#api-key', small.key);
+    await page.setInputFiles('#file', trackPath);
+    await page.waitForSelector('body[data-state="error"]', { timeout: 30_000 });
+    assert.match(await page.textContent('#error-title') ?? '', /^413 /);
+    assert.match(await page.textContent('#error-message') ?? '', /too big/);
+    assert.match(await page.textContent('#error-detail') ?? '', /code payload_too_large/);
+    await page.close();
+  });
+
+  test('a URL that cannot be fetched: 502 in plain words', async (t) => {
+    const origin = await startOrigin(t, (_req, res) => {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('gone');
+    });
+    const page = await openPage();
+    await page.fill('#api-key', h.key);
+    await page.fill('#url', `${origin.url}/missing.mp3`);
+    await page.click('#analyze-url');
+    await page.waitForSelector('body[data-state="error"]', { timeout: 30_000 });
+    assert.match(await page.textContent('#error-title') ?? '', /^502 /);
+    assert.match(await page.textContent('#error-message') ?? '', /could not be fetched/);
+    assert.match(await page.textContent('#error-detail') ?? '', /code upstream_failed/);
+    await page.close();
+  });
+
   test('a bad key: 401 in plain words, with the server detail', async () => {
     const page = await openPage();
     await page.fill('#api-key', 'tsk_this_key_does_not_exist');
