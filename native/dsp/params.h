@@ -57,7 +57,102 @@ inline constexpr double kAnalysisRateHz = 11025.0;
 inline constexpr int kResamplerQuality = 4;
 
 // ---- Tempo (native/dsp/tempo.cc) ------------------------------------------
-// (tempo constants go here)
+// Onset envelope. STFT frame, samples at kAnalysisRateHz: 512 (46 ms) is long
+// enough to separate a kick's low band from a hat's high band and short enough
+// that two sixteenths at 200 BPM (75 ms apart) stay distinct. Factors 2,3,5.
+// Range 256..2048.
+inline constexpr std::size_t kTempoFrameSize = 512;
+// Samples between onset frames: 128 -> 86.1 frames/s (11.6 ms). A beat
+// period at 200 BPM is 26 frames, so one frame is < 4 % of it and the
+// autocorrelation is interpolated below that. Range 64..256.
+inline constexpr std::size_t kTempoHopSize = 128;
+// Frames between the two spectra whose log difference is the flux. 2 (23 ms)
+// looks past the smearing of the 46 ms window overlap so a note attack is one
+// clean rise rather than a spread of small ones. Range 1..4.
+inline constexpr std::size_t kTempoFluxLagFrames = 2;
+// Log-spaced flux bands between these edges, Hz. 40 Hz catches the kick's
+// fundamental; 5 kHz is just under Nyquist of the analysis rate. 24 bands is
+// the resolution of a critical-band scale over that span, and keeps the log()
+// count per frame small (the speed budget). Bands 12..64.
+inline constexpr double kTempoBandMinHz = 40.0;
+inline constexpr double kTempoBandMaxHz = 5000.0;
+inline constexpr int kTempoBands = 24;
+// log(1 + gamma * |X|/(N/4)): |X| relative to a full-scale sine. 1e4 puts the
+// knee at -80 dBFS, so anything audible is compressed logarithmically (flux
+// then measures relative, level-independent change). Range 1e2..1e5.
+inline constexpr double kTempoLogGamma = 1e4;
+// Rise of one band's log magnitude (nepers, 1 dB = 0.115) ignored by the
+// flux: a steady tone's magnitude ripples by a few hundredths with the
+// window's phase (and vibrato by more), which is periodic and would read as a
+// pulse; a note or drum onset rises by several dB. 0.05 (0.43 dB) is under a
+// loudness JND. Range 0..0.2.
+inline constexpr float kTempoMinBandRise = 0.05f;
+// Input samples are clipped to +-this before the FFT so absurd levels cannot
+// overflow float power spectra. 1e4 is 80 dB above full scale. Range 1..1e6.
+inline constexpr float kTempoMaxAbsSample = 1e4f;
+// Seconds of the centred moving average removed from the envelope (its slow
+// loudness trend). 1.5 s is longer than a beat at the slowest tempo we report
+// (40 BPM) so it never removes the pulse itself. Range 1..4.
+inline constexpr double kTempoDetrendS = 1.5;
+// Seconds of the window over which the envelope's RMS is equalised, so a loud
+// chorus does not outvote the rest; its floor (share of the global RMS) stops
+// fade-ins and silences from being amplified to full weight. Range 2..16 / 0.05..0.5.
+inline constexpr double kTempoNormWindowS = 6.0;
+inline constexpr double kTempoNormFloor = 0.2;
+// Standard deviation, frames, of the Gaussian that widens the envelope's
+// peaks before the autocorrelation (see tempo.cc Smooth). 1.5 frames =
+// 17 ms, about the timing spread of a human drummer; wider starts to merge
+// sixteenths at fast tempos. Measured 0 / 0.7 / 1 / 1.5 / 2 -> eval Acc1
+// 75 / 78 / 78 / 81 / 80 %, generated 83 / 85 / 85 / 85 / 83 %. Range 0..3.
+inline constexpr double kTempoSmoothFrames = 1.5;
+// Tempo search range, BPM. Periodicity is computed over 30..300 so the
+// half/double of any answer is visible; answers are kept within
+// kTempoMinBpm..kTempoMaxBpm (practically all notated music).
+inline constexpr double kTempoSearchMinBpm = 30.0;
+inline constexpr double kTempoSearchMaxBpm = 320.0;
+inline constexpr double kTempoMinBpm = 40.0;
+inline constexpr double kTempoMaxBpm = 250.0;
+// Grid step of the tempo search, as a ratio (0.25 %): a tenth of the 4 %
+// accuracy window. Range 1.001..1.01.
+inline constexpr double kTempoGridRatio = 1.0025;
+// Multiples of the period summed by the comb (k * P for k = 1..K). 4 covers a
+// bar of 4/4 at the beat level, which is what separates a steady pulse from a
+// chance peak of the autocorrelation. Range 2..8.
+inline constexpr int kTempoCombHarmonics = 4;
+// Prior over tempo: log-normal on BPM, centre and width (octaves). Listeners
+// tap near 100-120 BPM when the music allows (Moelants & McKinney 2004; van
+// Noorden & Moelants 1999 resonance at ~2 Hz); the width lets strong evidence
+// at 60 or 200 still win. Range 90..130 / 0.5..1.5.
+inline constexpr double kTempoPriorCentreBpm = 120.0;
+inline constexpr double kTempoPriorOctaves = 1.0;
+// Metrical level: when the comb at the odd half-multiples of the winning
+// period reaches this share of the comb at its multiples, the events half-way
+// between its beats are as strong as the beats, so the pulse is the faster
+// level (clicks; quarter-note hats under a fast backbeat). Taken only while
+// the faster level stays at or below kTempoHomogeneousMaxBpm, about where
+// listeners stop tapping every event (London 2004: ~ 200-250 ms IOI floor of
+// a comfortable beat). Ranges 0.8..1.0 / 170..230.
+inline constexpr double kTempoHomogeneousRatio = 0.9;
+inline constexpr double kTempoHomogeneousMaxBpm = 200.0;
+// Below this RMS of the detrended envelope (log-magnitude units per band and
+// frame) there are no onsets, only numerical ripple of steady sounds (a held
+// sine measures ~1e-5; one soft note onset a second ~1e-2). Range 1e-4..1e-2.
+inline constexpr double kTempoMinFluxRms = 1e-3;
+// Shortest input that gets an answer, seconds: below ~4 beats at 60 BPM there
+// is no periodicity to speak of. Range 2..8.
+inline constexpr double kTempoMinSeconds = 3.0;
+// Beat tracker (Ellis 2007 dynamic programming): penalty weight on
+// log(interval / period)^2. 100 is Ellis' tightness: holds the tempo through
+// fills, still follows slow drift. Range 10..1000.
+inline constexpr double kTempoBeatTightness = 100.0;
+// Candidates reported in `details`.
+inline constexpr int kTempoCandidates = 3;
+// Comb value (mean normalised autocorrelation at the period's multiples)
+// that reads full clarity. Placeholder until measured. Range 0.1..0.8.
+inline constexpr double kTempoFullClarity = 0.4;
+// Seconds at which the length factor of the confidence reaches 63 %.
+// Range 2..20.
+inline constexpr double kTempoEvidenceSeconds = 5.0;
 
 // ---- Key (native/dsp/key.cc) ----------------------------------------------
 // Index into key.cc's profile table (0 Krumhansl-Kessler, 1 Temperley 2007,

@@ -1,14 +1,355 @@
 #include "tempo.h"
 
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "params.h"
+
 namespace trackscan::dsp {
 
-Result<TempoEstimator> TempoEstimator::Create(double sample_rate_hz) {
-  if (!(sample_rate_hz > 0.0)) return Status::kInvalidArgument;
-  return TempoEstimator(sample_rate_hz);
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+// Linear interpolation of v at a fractional index; 0 outside.
+double At(const std::vector<double>& v, double x) {
+  if (x < 0.0) return 0.0;
+  const std::size_t i = static_cast<std::size_t>(x);
+  if (i + 1 >= v.size()) return i < v.size() && x == static_cast<double>(i) ? v[i] : 0.0;
+  const double f = x - static_cast<double>(i);
+  return v[i] * (1.0 - f) + v[i + 1] * f;
 }
 
-void TempoEstimator::Process(const float*, std::size_t) {}
+// Centred moving average of width `w` (odd), edges averaged over what exists.
+std::vector<double> MovingAverage(const std::vector<double>& x, std::size_t w) {
+  const std::size_t n = x.size();
+  std::vector<double> prefix(n + 1, 0.0);
+  for (std::size_t i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + x[i];
+  std::vector<double> out(n);
+  const std::size_t h = w / 2;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t lo = i >= h ? i - h : 0;
+    const std::size_t hi = std::min(n, i + h + 1);
+    out[i] = (prefix[hi] - prefix[lo]) / static_cast<double>(hi - lo);
+  }
+  return out;
+}
 
-std::optional<TempoEstimate> TempoEstimator::Estimate() const { return std::nullopt; }
+double Prior(double bpm) {
+  const double z = std::log2(bpm / params::kTempoPriorCentreBpm) / params::kTempoPriorOctaves;
+  return std::exp(-0.5 * z * z);
+}
+
+// Everything Estimate() derives from the envelope, for one period grid.
+struct Periodicity {
+  std::vector<double> acf;   // normalised autocorrelation, acf[0] = 1
+  std::vector<double> bpm;   // grid
+  std::vector<double> comb;  // comb value per grid point
+};
+
+double Comb(const std::vector<double>& acf, double period_frames, int harmonics) {
+  const double max_lag = static_cast<double>(acf.size() - 1);
+  double sum = 0.0;
+  int used = 0;
+  for (int k = 1; k <= harmonics; ++k) {
+    const double lag = k * period_frames;
+    if (lag > max_lag) break;
+    sum += At(acf, lag);
+    ++used;
+  }
+  return used > 0 ? sum / used : 0.0;
+}
+
+// Envelope conditioned for periodicity: slow trend removed, level equalised
+// over a few seconds. Empty when there is nothing (all zeros).
+std::vector<double> Condition(const std::vector<float>& flux, double fr) {
+  const std::size_t n = flux.size();
+  std::vector<double> e(flux.begin(), flux.end());
+  const std::size_t w_trend = 2 * static_cast<std::size_t>(0.5 * params::kTempoDetrendS * fr) + 1;
+  const std::vector<double> trend = MovingAverage(e, w_trend);
+  std::vector<double> d(n), sq(n);
+  double global = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    d[i] = e[i] - trend[i];
+    sq[i] = d[i] * d[i];
+    global += sq[i];
+  }
+  global = std::sqrt(global / n);
+  if (!(global > params::kTempoMinFluxRms)) return {};
+  const std::size_t w_norm = 2 * static_cast<std::size_t>(0.5 * params::kTempoNormWindowS * fr) + 1;
+  const std::vector<double> local = MovingAverage(sq, w_norm);
+  std::vector<double> x(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    x[i] = d[i] / std::max(std::sqrt(local[i]), params::kTempoNormFloor * global);
+  }
+  return x;
+}
+
+// Autocorrelation normalised by lag 0 (unbiased per lag).
+std::vector<double> Autocorrelation(const std::vector<double>& x, std::size_t max_lag) {
+  const std::size_t n = x.size();
+  std::vector<double> acf(max_lag + 1, 0.0);
+  for (std::size_t lag = 0; lag <= max_lag; ++lag) {
+    double s = 0.0;
+    const std::size_t m = n - lag;
+    for (std::size_t i = 0; i < m; ++i) s += x[i] * x[i + lag];
+    acf[lag] = s / static_cast<double>(m);
+  }
+  if (acf[0] > 0.0) {
+    const double a0 = acf[0];
+    for (double& v : acf) v /= a0;
+  }
+  return acf;
+}
+
+// The comb at the odd half-multiples (k - 1/2) * P: what happens half-way
+// between the candidate beats.
+double HalfComb(const std::vector<double>& acf, double period_frames, int harmonics) {
+  const double max_lag = static_cast<double>(acf.size() - 1);
+  double sum = 0.0;
+  int used = 0;
+  for (int k = 1; k <= harmonics; ++k) {
+    const double lag = (k - 0.5) * period_frames;
+    if (lag > max_lag) break;
+    sum += At(acf, lag);
+    ++used;
+  }
+  return used > 0 ? sum / used : 0.0;
+}
+
+// Gaussian smoothing of the envelope before the autocorrelation: onsets fall
+// anywhere inside a frame, so two beats' peaks can sit half a frame apart
+// from the next pair's; widening each peak over a few frames (and real
+// music's ~10 ms timing spread) keeps r(k P) from depending on that phase.
+std::vector<double> Smooth(const std::vector<double>& x) {
+  const double sigma = params::kTempoSmoothFrames;
+  if (sigma <= 0) return x;
+  const int h = static_cast<int>(std::ceil(3 * sigma));
+  std::vector<double> k(2 * h + 1);
+  double sum = 0.0;
+  for (int i = -h; i <= h; ++i) sum += k[i + h] = std::exp(-0.5 * i * i / (sigma * sigma));
+  for (double& v : k) v /= sum;
+  const long n = static_cast<long>(x.size());
+  std::vector<double> y(x.size(), 0.0);
+  for (long i = 0; i < n; ++i) {
+    double acc = 0.0;
+    for (int j = -h; j <= h; ++j) {
+      const long t = i + j;
+      if (t >= 0 && t < n) acc += k[j + h] * x[t];
+    }
+    y[i] = acc;
+  }
+  return y;
+}
+
+}  // namespace
+
+Result<TempoEstimator> TempoEstimator::Create(double sample_rate_hz) {
+  if (!(sample_rate_hz >= 1000.0 && sample_rate_hz <= 400000.0)) return Status::kInvalidArgument;
+  Result<RealFft> fft = RealFft::Create(params::kTempoFrameSize);
+  if (!fft.ok()) return fft.status();
+  return TempoEstimator(sample_rate_hz, fft.take());
+}
+
+TempoEstimator::TempoEstimator(double sample_rate_hz, RealFft fft)
+    : sample_rate_hz_(sample_rate_hz),
+      frame_rate_hz_(sample_rate_hz / static_cast<double>(params::kTempoHopSize)),
+      fft_(std::move(fft)) {
+  const std::size_t n = params::kTempoFrameSize;
+  window_.resize(n);
+  for (std::size_t i = 0; i < n; ++i) window_[i] = static_cast<float>(0.5 - 0.5 * std::cos(2.0 * kPi * i / n));
+  const std::size_t bins = n / 2 + 1;
+  band_of_bin_.assign(bins, -1);
+  const double bin_hz = sample_rate_hz_ / static_cast<double>(n);
+  const double lo = params::kTempoBandMinHz;
+  const double hi = std::min(params::kTempoBandMaxHz, 0.5 * sample_rate_hz_);
+  for (std::size_t k = 1; k < bins; ++k) {
+    const double f = k * bin_hz;
+    if (f < lo || f > hi) continue;
+    const int b = static_cast<int>(params::kTempoBands * std::log(f / lo) / std::log(hi / lo));
+    band_of_bin_[k] = std::min(b, params::kTempoBands - 1);
+  }
+  // Frame k is centred on sample k * hop: start with half a frame of zeros.
+  pending_.assign(n / 2, 0.0f);
+  frame_.resize(n);
+  power_.resize(bins);
+  band_power_.resize(params::kTempoBands);
+  history_.assign(params::kTempoFluxLagFrames, std::vector<float>(params::kTempoBands, 0.0f));
+}
+
+void TempoEstimator::Process(const float* mono, std::size_t n) {
+  samples_ += n;
+  const float lim = params::kTempoMaxAbsSample;
+  for (std::size_t i = 0; i < n; ++i) pending_.push_back(std::clamp(mono[i], -lim, lim));
+  const std::size_t size = params::kTempoFrameSize;
+  const std::size_t hop = params::kTempoHopSize;
+  while (pending_.size() - pending_start_ >= size) {
+    ProcessFrame();
+    pending_start_ += hop;
+  }
+  // Compact once the consumed prefix is large, so memory stays O(frame).
+  if (pending_start_ >= 8 * size) {
+    pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(pending_start_));
+    pending_start_ = 0;
+  }
+}
+
+void TempoEstimator::ProcessFrame() {
+  const std::size_t size = params::kTempoFrameSize;
+  const float* in = pending_.data() + pending_start_;
+  for (std::size_t i = 0; i < size; ++i) frame_[i] = in[i] * window_[i];
+  fft_.PowerSpectrum(frame_.data(), power_.data());
+  std::fill(band_power_.begin(), band_power_.end(), 0.0f);
+  for (std::size_t k = 0; k < power_.size(); ++k) {
+    if (band_of_bin_[k] >= 0) band_power_[band_of_bin_[k]] += power_[k];
+  }
+  // |X| of a full-scale sine under a Hann window is N/4.
+  const double ref = 4.0 / static_cast<double>(size);
+  std::vector<float>& old = history_[frames_ % history_.size()];
+  double flux = 0.0;
+  for (int b = 0; b < params::kTempoBands; ++b) {
+    double mag = std::sqrt(static_cast<double>(band_power_[b])) * ref;
+    if (!(mag < 1e12)) mag = 1e12;  // also catches inf/nan from absurd input
+    const float v = static_cast<float>(std::log1p(static_cast<float>(params::kTempoLogGamma * mag)));
+    // The first frames compare with silence, which is what preceded them.
+    const float d = v - old[b];
+    if (d > params::kTempoMinBandRise) flux += d - params::kTempoMinBandRise;
+    old[b] = v;
+  }
+  flux_.push_back(static_cast<float>(flux / params::kTempoBands));
+  ++frames_;
+}
+
+std::optional<TempoEstimate> TempoEstimator::Estimate() const {
+  const double seconds = static_cast<double>(samples_) / sample_rate_hz_;
+  const std::size_t n = flux_.size();
+  const double fr = frame_rate_hz_;
+  if (seconds < params::kTempoMinSeconds || n < 8) return std::nullopt;
+
+  const std::vector<double> x = Condition(flux_, fr);
+  if (x.empty()) return std::nullopt;
+  // Autocorrelation up to the longest lag the comb can use, but no further
+  // than two thirds of the envelope (beyond, too few products to average).
+  const int harmonics = params::kTempoCombHarmonics;
+  const double longest_period = 60.0 * fr / params::kTempoSearchMinBpm;
+  std::size_t max_lag = static_cast<std::size_t>(std::ceil(harmonics * longest_period)) + 1;
+  max_lag = std::min(max_lag, 2 * n / 3);
+  Periodicity p;
+  p.acf = Autocorrelation(Smooth(x), max_lag);
+  if (!(p.acf[0] > 0.0)) return std::nullopt;
+
+  for (double bpm = params::kTempoSearchMinBpm; bpm <= params::kTempoSearchMaxBpm; bpm *= params::kTempoGridRatio) {
+    p.bpm.push_back(bpm);
+    p.comb.push_back(Comb(p.acf, 60.0 * fr / bpm, harmonics));
+  }
+
+  // Peaks of the comb inside the reportable range, weighted by the prior.
+  struct Peak {
+    double bpm, comb, weighted;
+  };
+  std::vector<Peak> peaks;
+  for (std::size_t j = 1; j + 1 < p.bpm.size(); ++j) {
+    const double c = p.comb[j];
+    if (c <= 0.0 || c < p.comb[j - 1] || c < p.comb[j + 1]) continue;
+    if (p.bpm[j] < params::kTempoMinBpm || p.bpm[j] > params::kTempoMaxBpm) continue;
+    // Parabolic interpolation on the log-BPM grid.
+    const double a = p.comb[j - 1], b = c, cc = p.comb[j + 1];
+    const double den = a - 2 * b + cc;
+    const double off = den < 0.0 ? 0.5 * (a - cc) / den : 0.0;
+    const double bpm = p.bpm[j] * std::pow(params::kTempoGridRatio, off);
+    peaks.push_back({bpm, c, c * Prior(bpm)});
+  }
+  if (peaks.empty()) return std::nullopt;
+  std::sort(peaks.begin(), peaks.end(), [](const Peak& l, const Peak& r) { return l.weighted > r.weighted; });
+
+  {
+    // A level whose half-period events are as strong as its beats is an
+    // aggregate of a faster, homogeneous pulse (clicks, quarter-note hats at
+    // a fast tempo): the beat is that faster pulse, up to where people still
+    // tap every event.
+    const double th = params::kTempoHomogeneousRatio;
+    const double fmax = params::kTempoHomogeneousMaxBpm;
+    const double per = 60.0 * fr / peaks[0].bpm;
+    const double m = HalfComb(p.acf, per, harmonics) / Comb(p.acf, per, harmonics);
+    if (m >= th && 2 * peaks[0].bpm <= fmax) {
+      for (std::size_t i = 1; i < peaks.size(); ++i) {
+        if (std::abs(peaks[i].bpm / (2 * peaks[0].bpm) - 1) < 0.03) {
+          std::swap(peaks[0], peaks[i]);
+          break;
+        }
+      }
+    }
+  }
+  // Refine the winner with every comb multiple that fits.
+  double best_bpm = peaks[0].bpm;
+  {
+    const int all = std::max(harmonics, static_cast<int>((p.acf.size() - 1) / (60.0 * fr / best_bpm)));
+    const int k_max = std::min(all, 16);
+    double best = -1e9, arg = best_bpm;
+    for (double r = 0.985; r <= 1.015; r += 0.0002) {
+      const double v = Comb(p.acf, 60.0 * fr / (peaks[0].bpm * r), k_max);
+      if (v > best) {
+        best = v;
+        arg = peaks[0].bpm * r;
+      }
+    }
+    best_bpm = arg;
+  }
+
+  TempoEstimate out;
+  out.bpm = best_bpm;
+  double total = 0.0;
+  for (const Peak& pk : peaks) total += pk.weighted;
+  for (const Peak& pk : peaks) {
+    if (static_cast<int>(out.candidates.size()) >= params::kTempoCandidates) break;
+    bool dup = false;
+    for (const TempoCandidate& c : out.candidates) dup = dup || std::abs(c.bpm / pk.bpm - 1.0) < 0.04;
+    if (dup) continue;
+    out.candidates.push_back({out.candidates.empty() ? best_bpm : pk.bpm, pk.weighted / total});
+  }
+
+  const double clarity = std::clamp(peaks[0].comb / params::kTempoFullClarity, 0.0, 1.0);
+  const double second = peaks.size() > 1 ? peaks[1].weighted : 0.0;
+  const double level = 1.0 - second / peaks[0].weighted;
+  const double length = 1.0 - std::exp(-seconds / params::kTempoEvidenceSeconds);
+  out.confidence = std::clamp(clarity * (0.5 + 0.5 * level) * length, 0.0, 1.0);
+
+  // Beats: Ellis (2007) dynamic programming on the equalised envelope.
+  const double period = 60.0 * fr / best_bpm;
+  const std::size_t lo = std::max<std::size_t>(1, static_cast<std::size_t>(std::floor(period / 2)));
+  const std::size_t hi = static_cast<std::size_t>(std::ceil(period * 2));
+  std::vector<double> score(n), local_score(n);
+  std::vector<long> back(n, -1);
+  for (std::size_t i = 0; i < n; ++i) local_score[i] = std::max(0.0, x[i]);
+  std::vector<double> penalty(hi + 1, 0.0);
+  for (std::size_t tau = lo; tau <= hi; ++tau) {
+    const double lr = std::log(static_cast<double>(tau) / period);
+    penalty[tau] = params::kTempoBeatTightness * lr * lr;
+  }
+  for (std::size_t t = 0; t < n; ++t) {
+    double best = 0.0;
+    long arg = -1;
+    for (std::size_t tau = lo; tau <= hi && tau <= t; ++tau) {
+      const double v = score[t - tau] - penalty[tau];
+      if (arg < 0 || v > best) {
+        best = v;
+        arg = static_cast<long>(t - tau);
+      }
+    }
+    score[t] = local_score[t] + (arg >= 0 ? std::max(best, 0.0) : 0.0);
+    back[t] = arg >= 0 && best > 0.0 ? arg : -1;
+  }
+  const std::size_t tail = std::min(n, static_cast<std::size_t>(std::ceil(period)));
+  std::size_t last = n - 1;
+  for (std::size_t t = n - tail; t < n; ++t) {
+    if (score[t] > score[last]) last = t;
+  }
+  std::vector<double> beats;
+  for (long t = static_cast<long>(last); t >= 0; t = back[t]) beats.push_back(t / fr);
+  std::reverse(beats.begin(), beats.end());
+  out.beat_times_s = std::move(beats);
+  return out;
+}
 
 }  // namespace trackscan::dsp

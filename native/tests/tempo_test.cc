@@ -1,0 +1,168 @@
+// dsp::TempoEstimator on generated rhythms of known tempo (native/testing/
+// rhythm.h): bad configs first, then tempo and metrical level across
+// 60-200 BPM, beats, streaming, level independence, and the inputs that must
+// not get a confident answer.
+#include "tempo.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "params.h"
+#include "rhythm.h"
+#include "signals.h"
+
+namespace trackscan::dsp {
+namespace {
+
+constexpr double kRate = params::kAnalysisRateHz;
+
+std::optional<TempoEstimate> Analyze(const std::vector<float>& pcm, std::size_t chunk = 4096) {
+  Result<TempoEstimator> t = TempoEstimator::Create(kRate);
+  EXPECT_TRUE(t.ok());
+  for (std::size_t i = 0; i < pcm.size(); i += chunk) {
+    t.value().Process(pcm.data() + i, std::min(chunk, pcm.size() - i));
+  }
+  return t.value().Estimate();
+}
+
+TEST(TempoTest, RejectsBadConfig) {
+  EXPECT_FALSE(TempoEstimator::Create(0).ok());
+  EXPECT_FALSE(TempoEstimator::Create(-11025).ok());
+  EXPECT_FALSE(TempoEstimator::Create(std::numeric_limits<double>::quiet_NaN()).ok());
+  EXPECT_FALSE(TempoEstimator::Create(std::numeric_limits<double>::infinity()).ok());
+  EXPECT_TRUE(TempoEstimator::Create(kRate).ok());
+}
+
+TEST(TempoTest, ClickTracksWithinOneBpm) {
+  for (double bpm = 60; bpm <= 200; bpm += 7.3) {
+    const auto est = Analyze(testing::ClickTrack(bpm, 20, kRate, 0));
+    ASSERT_TRUE(est.has_value()) << bpm;
+    EXPECT_NEAR(est->bpm, bpm, 1.0) << bpm;
+    EXPECT_GE(est->confidence, 0.3) << bpm;
+  }
+}
+
+// The label of a drum pattern is its quarter-note rate; the backbeat (snare
+// on 2 and 4) is what fixes the level, so half or double is an error here.
+void ExpectDrums(testing::DrumStyle style, double lo, double hi, double step, bool pad) {
+  int seed = 1;
+  for (double bpm = lo; bpm <= hi; bpm += step) {
+    testing::DrumOptions o;
+    o.style = style;
+    o.swing = 0.1;
+    o.jitter_ms = 4.0;
+    o.tonal_pad = pad;
+    o.seed = seed++;
+    const auto est = Analyze(testing::DrumPattern(bpm, 25, kRate, o));
+    ASSERT_TRUE(est.has_value()) << bpm;
+    EXPECT_NEAR(est->bpm, bpm, 1.0) << "style " << static_cast<int>(style) << " at " << bpm;
+  }
+}
+
+TEST(TempoTest, RockPatterns60To200) { ExpectDrums(testing::DrumStyle::kRock, 60, 200, 9.7, false); }
+TEST(TempoTest, FourOnTheFloor100To140) { ExpectDrums(testing::DrumStyle::kFourFloor, 100, 140, 6.1, false); }
+TEST(TempoTest, FastHalfTimeFeel150To200) { ExpectDrums(testing::DrumStyle::kHalfTime, 150, 200, 8.3, false); }
+TEST(TempoTest, Waltz90To180) { ExpectDrums(testing::DrumStyle::kWaltz, 90, 180, 11.9, false); }
+TEST(TempoTest, Shuffle80To150) { ExpectDrums(testing::DrumStyle::kShuffle, 80, 150, 9.1, false); }
+TEST(TempoTest, BandWithSustainedChords60To200) { ExpectDrums(testing::DrumStyle::kRock, 63, 200, 13.1, true); }
+
+// A bar accent makes every other beat differ; up to ~160 BPM that must not
+// move the answer to the bar or half-bar level.
+TEST(TempoTest, AccentedClicksKeepTheBeatLevel) {
+  for (double bpm = 60; bpm <= 160; bpm += 12.7) {
+    for (int beats_per_bar : {3, 4}) {
+      const auto est = Analyze(testing::ClickTrack(bpm, 20, kRate, beats_per_bar));
+      ASSERT_TRUE(est.has_value()) << bpm;
+      EXPECT_NEAR(est->bpm, bpm, 1.0) << bpm << " with " << beats_per_bar << " beats a bar";
+    }
+  }
+}
+
+TEST(TempoTest, BeatsFallOnTheClicks) {
+  const double bpm = 120, offset = 0.1;
+  const auto est = Analyze(testing::ClickTrack(bpm, 20, kRate, 4, offset));
+  ASSERT_TRUE(est.has_value());
+  ASSERT_GE(est->beat_times_s.size(), 35u);
+  for (double t : est->beat_times_s) {
+    const double phase = std::fmod(t - offset + 10 * 0.5, 0.5);
+    EXPECT_LT(std::min(phase, 0.5 - phase), 0.03) << t;
+  }
+  ASSERT_FALSE(est->candidates.empty());
+  EXPECT_NEAR(est->candidates[0].bpm, est->bpm, 1e-9);
+  for (std::size_t i = 1; i < est->candidates.size(); ++i) {
+    EXPECT_LE(est->candidates[i].score, est->candidates[i - 1].score);
+  }
+}
+
+TEST(TempoTest, ChunkSizeDoesNotMatter) {
+  testing::DrumOptions o;
+  o.tonal_pad = true;
+  const std::vector<float> pcm = testing::DrumPattern(97, 15, kRate, o);
+  const auto a = Analyze(pcm, 4096);
+  for (std::size_t chunk : {1u, 37u, 128u, 100000u}) {
+    const auto b = Analyze(pcm, chunk);
+    ASSERT_TRUE(a && b);
+    EXPECT_EQ(a->bpm, b->bpm) << chunk;
+    EXPECT_EQ(a->confidence, b->confidence) << chunk;
+    EXPECT_EQ(a->beat_times_s, b->beat_times_s) << chunk;
+  }
+}
+
+TEST(TempoTest, LevelDoesNotMatter) {
+  for (double db : {-50.0, -20.0, 0.0, 40.0, 200.0}) {
+    std::vector<float> pcm = testing::DrumPattern(128, 15, kRate);
+    testing::Gain(&pcm, db);
+    const auto est = Analyze(pcm);
+    ASSERT_TRUE(est.has_value()) << db;
+    EXPECT_NEAR(est->bpm, 128, 1.0) << db;
+  }
+}
+
+// No answer is an answer: nullopt or a confidence below 0.3.
+void ExpectNoConfidentAnswer(const std::vector<float>& pcm, const char* what) {
+  const auto est = Analyze(pcm);
+  if (est) {
+    EXPECT_LT(est->confidence, 0.3) << what << " got " << est->bpm << " BPM";
+    EXPECT_GE(est->confidence, 0.0) << what;
+  }
+}
+
+TEST(TempoTest, NoConfidentAnswerWithoutPulse) {
+  ExpectNoConfidentAnswer(std::vector<float>(30 * 11025, 0.0f), "silence");
+  ExpectNoConfidentAnswer({}, "nothing");
+  ExpectNoConfidentAnswer(testing::Noise(-10, 30, kRate, 1, 5), "white noise");
+  ExpectNoConfidentAnswer(testing::Babble(30, kRate, 3), "speech-like babble");
+  ExpectNoConfidentAnswer(testing::SingleHit(20, kRate, 5.0), "a single hit");
+  ExpectNoConfidentAnswer(testing::Sine(440, -10, 20, kRate, 1), "a sustained tone");
+}
+
+TEST(TempoTest, OneSecondClipGetsNoAnswer) {
+  EXPECT_FALSE(Analyze(testing::DrumPattern(120, 1.0, kRate)).has_value());
+}
+
+TEST(TempoTest, ExtremeSamplesAreSafe) {
+  std::vector<float> pcm = testing::ClickTrack(100, 10, kRate);
+  for (std::size_t i = 0; i < pcm.size(); i += 97) pcm[i] = (i / 97) % 2 ? 3e38f : -3e38f;
+  const auto est = Analyze(pcm);
+  if (est) {
+    EXPECT_TRUE(std::isfinite(est->bpm));
+    EXPECT_TRUE(std::isfinite(est->confidence));
+  }
+}
+
+TEST(TempoTest, ConfidenceRanksClearPulseAboveAmbiguousOne) {
+  const auto clear = Analyze(testing::DrumPattern(120, 25, kRate));
+  std::vector<float> mixed = testing::DrumPattern(120, 25, kRate);
+  const std::vector<float> noise = testing::Noise(-6, 25, kRate, 1, 9);
+  for (std::size_t i = 0; i < mixed.size(); ++i) mixed[i] += noise[i];
+  const auto noisy = Analyze(mixed);
+  ASSERT_TRUE(clear.has_value());
+  if (noisy) EXPECT_LT(noisy->confidence, clear->confidence);
+}
+
+}  // namespace
+}  // namespace trackscan::dsp
