@@ -386,7 +386,15 @@ function facts(analysis) {
   }
 }
 
-function render(analysis, label) {
+/** What the page draws when an answer has no details (it always asks for them, so only an odd server sends none). */
+const NO_DETAILS = {
+  duration_s: 0, sample_rate: null, channels: null, codec: null, format: null, beats: [], tempo_candidates: [], key_candidates: [],
+  key_camelot: null, key_open_key: null, tuning_cents: null, loudness_curve: [], warnings: ['the answer has no details'],
+};
+
+function render(answer, label) {
+  // Drawn from a view with the placeholder details; the JSON shown is the answer itself.
+  const analysis = { ...answer, details: answer.details ?? NO_DETAILS };
   const d = analysis.details;
   const ld = analysis.loudness_detail;
   $('#source-name').textContent = label;
@@ -409,7 +417,7 @@ function render(analysis, label) {
   fillCandidates('#key-candidates', d.key_candidates, (r) => r.key);
   facts(analysis);
   $('#curl').textContent = curl;
-  $('#raw').textContent = JSON.stringify(analysis, null, 2);
+  $('#raw').textContent = JSON.stringify(answer, null, 2);
   $('#result').hidden = false;
   state('done');
 }
