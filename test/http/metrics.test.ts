@@ -187,7 +187,7 @@ describe('counters after known traffic', () => {
     assert.equal(d(sample('trackscan_queue_rejections_total')), 0);
 
     // Nothing that identifies a caller or a target.
-    for (const secret of [h.key, slow.secret, slow.record.id, spent.record.id, 'tsk_', '127.0.0.1', '/no/such']) {
+    for (const secret of [h.key, slow.secret, slow.record.id, spent.record.id, 'one-a-minute', 'no-quota', 'tsk_', '127.0.0.1', '/no/such']) {
       assert.equal(text.includes(secret), false, `metrics mention ${secret}`);
     }
   });
