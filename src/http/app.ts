@@ -118,6 +118,7 @@ function requestLog(logger: Logger): RequestHandler {
         status: res.statusCode,
         ms: Math.round(performance.now() - started),
         keyId: (res.locals.apiKey as { id?: string } | undefined)?.id,
+        target: res.locals.target as string | undefined,
         aborted: !res.writableFinished,
       };
       (res.locals.log as Logger).info(entry, 'request');

@@ -108,7 +108,8 @@ async function analyzeUrl(ctx: AppContext, req: Request, res: Response): Promise
   // A Spotify answer carries duration_ms, which comes with the details.
   if (responseFormatOf(res) === 'spotify') switches.details = true;
   const url = ctx.downloader.checkUserUrl(raw);
-  res.locals.log?.info({ target: `${url.origin}${url.pathname}` }, 'analyze url');
+  // Logged with the request line; origin and path only (queries may hold tokens).
+  res.locals.target = `${url.origin}${url.pathname}`;
   const version = ctx.analyzerVersion();
   const cacheKey = urlCacheKey(url, switches, version);
   const cached = await cacheGet(ctx, cacheKey, res);
