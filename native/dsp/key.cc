@@ -19,8 +19,8 @@ struct Profile {
   Chroma minor;
 };
 
-// Key profiles, tonic first. Published values; see params.h for which is used
-// and why.
+// Key profiles, tonic first, as published; params::kKeyProfile picks one
+// (see params.h for why).
 constexpr Profile kProfiles[] = {
     // 0: Krumhansl & Kessler 1982, probe-tone ratings.
     {{6.35, 2.23, 3.48, 2.33, 4.38, 4.09, 2.52, 5.19, 2.39, 3.66, 2.29, 2.88},
@@ -87,6 +87,8 @@ std::optional<KeyEstimate> KeyEstimator::Estimate(const TonalFeatures& features,
   const double bass_weight = params::kKeyBassWeight;
   const double gamma = params::kKeyCompression;
 
+  // Each segment's chroma is normalised before summing: a key is heard over
+  // the whole piece, so a loud chorus should not outvote a quiet verse.
   Chroma treble{}, bass{};
   for (const TonalSegment& seg : features.segments) {
     Chroma t = Fold(seg.treble, tuning_cents);
@@ -99,6 +101,8 @@ std::optional<KeyEstimate> KeyEstimator::Estimate(const TonalFeatures& features,
   }
   const double st = Sum(treble), sb = Sum(bass);
   if (!(st > 0.0)) return std::nullopt;
+  // Log compression: what matters is which pitch classes are used at all,
+  // more than how loud the most used one is.
   for (int i = 0; i < 12; ++i) {
     treble[i] = std::log1p(gamma * 12.0 * treble[i] / st);
     bass[i] = sb > 0.0 ? std::log1p(gamma * 12.0 * bass[i] / sb) : 0.0;
@@ -110,12 +114,14 @@ std::optional<KeyEstimate> KeyEstimator::Estimate(const TonalFeatures& features,
   for (int k = 0; k < 24; ++k) {
     const bool minor = k >= 12;
     const Chroma& p = minor ? prof.minor : prof.major;
+    // Bass and treble scored apart: the bass names the tonic and the chord
+    // roots, the upper voices the scale and the mode.
     score[k] = Correlate(treble, p, k % 12) + (sb > 0.0 ? bass_weight * Correlate(bass, p, k % 12) : 0.0);
     score[k] /= 1.0 + bass_weight;
   }
   std::array<int, 24> order{};
   for (int k = 0; k < 24; ++k) order[k] = k;
-  std::sort(order.begin(), order.end(), [&](int a, int b) { return score[a] > score[b]; });
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return score[a] > score[b]; });
 
   // Tonality: participation ratio of the treble chroma above its minimum.
   Chroma lin{};

@@ -144,6 +144,7 @@ TEST(KeyTest, ThroughTheAnalyzer) {
   AnalyzerConfig config;
   config.sample_rate_hz = rate;
   config.channels = 2;
+  config.detect_tempo = false;  // this suite is about key and tuning
   Result<Analyzer> a = Analyzer::Create(config);
   ASSERT_TRUE(a.ok());
   for (std::size_t f = 0; f < mono.size(); f += 10000) {
@@ -167,6 +168,7 @@ TEST(KeyTest, KeyWithoutTuningReport) {
   config.sample_rate_hz = 22050.0;
   config.channels = 1;
   config.detect_tuning = false;
+  config.detect_tempo = false;
   Result<Analyzer> a = Analyzer::Create(config);
   ASSERT_TRUE(a.ok());
   ASSERT_EQ(a.value().Push(mono.data(), mono.size()), Status::kOk);
