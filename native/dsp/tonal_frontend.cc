@@ -104,7 +104,9 @@ void TonalFrontend::AnalyseFrame() {
   prefix_[lo] = 0.0;
   for (std::size_t k = lo; k <= hi; ++k) {
     const float p = std::norm(spectrum_[k]);
-    log_mag_[k] = p > 0.0f ? 0.5f * std::log(p) : static_cast<float>(min_log);
+    // Non-finite input (the analyzer replaces it, direct callers might not)
+    // reads as silence rather than poisoning the prefix sums.
+    log_mag_[k] = p > 0.0f && std::isfinite(p) ? 0.5f * std::log(p) : static_cast<float>(min_log);
     if (log_mag_[k] < min_log) log_mag_[k] = static_cast<float>(min_log);
     prefix_[k + 1] = prefix_[k] + log_mag_[k];
   }

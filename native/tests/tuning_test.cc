@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <vector>
 
 #include "params.h"
@@ -113,6 +114,16 @@ TEST(TuningTest, NoiseHasLowConfidence) {
   const auto noise = testing::Noise(-10.0, 10.0, kRate, 1, 7);
   const auto e = Measure(noise);
   if (e) EXPECT_LT(e->confidence, 0.3);
+}
+
+TEST(TuningTest, NonFiniteInputDoesNotPoisonTheEstimate) {
+  auto x = testing::HarmonicChord({57.0, 64.0}, 446.0, 6.0, kRate, testing::Timbre{}, 9);
+  x[1000] = std::numeric_limits<float>::infinity();
+  x[50000] = std::numeric_limits<float>::quiet_NaN();
+  const auto e = Measure(x);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_TRUE(std::isfinite(e->reference_hz));
+  EXPECT_LT(std::fabs(WrappedErrorCents(e->reference_hz, 446.0)), 1.0);
 }
 
 TEST(TuningTest, ChunkSizeDoesNotMatter) {
