@@ -147,9 +147,15 @@ inline constexpr double kTempoMinSeconds = 3.0;
 inline constexpr double kTempoBeatTightness = 100.0;
 // Candidates reported in `details`.
 inline constexpr int kTempoCandidates = 3;
-// Comb value (mean normalised autocorrelation at the period's multiples)
-// that reads full clarity. Placeholder until measured. Range 0.1..0.8.
-inline constexpr double kTempoFullClarity = 0.4;
+// Confidence. Comb value (mean normalised autocorrelation at the period's
+// multiples) at which the clarity factor c / (c + this) is one half: white
+// noise gives ~0.02, a loose band ~0.2, a drum machine ~0.8. Range 0.05..0.5.
+inline constexpr double kTempoClarityHalfComb = 0.2;
+// How much a viable double-tempo reading (2T at or below
+// kTempoHomogeneousMaxBpm, with a comb as strong as T's) lowers the
+// confidence: that is exactly the half/double ambiguity listeners share.
+// Range 0..1.
+inline constexpr double kTempoDoubleAmbiguityWeight = 0.7;
 // Seconds at which the length factor of the confidence reaches 63 %.
 // Range 2..20.
 inline constexpr double kTempoEvidenceSeconds = 5.0;

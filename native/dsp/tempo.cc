@@ -103,6 +103,14 @@ std::vector<double> Autocorrelation(const std::vector<double>& x, std::size_t ma
   return acf;
 }
 
+// Largest comb value within +-2 % of `bpm` (half the accuracy window), so a
+// level is judged at its own peak rather than at an exact ratio of another.
+double LocalComb(const std::vector<double>& acf, double frame_rate_hz, double bpm, int harmonics) {
+  double best = -1.0;
+  for (double r = 0.98; r <= 1.02; r += 0.002) best = std::max(best, Comb(acf, 60.0 * frame_rate_hz / (bpm * r), harmonics));
+  return best;
+}
+
 // The comb at the odd half-multiples (k - 1/2) * P: what happens half-way
 // between the candidate beats.
 double HalfComb(const std::vector<double>& acf, double period_frames, int harmonics) {
@@ -309,11 +317,28 @@ std::optional<TempoEstimate> TempoEstimator::Estimate() const {
     out.candidates.push_back({out.candidates.empty() ? best_bpm : pk.bpm, pk.weighted / total});
   }
 
-  const double clarity = std::clamp(peaks[0].comb / params::kTempoFullClarity, 0.0, 1.0);
-  const double second = peaks.size() > 1 ? peaks[1].weighted : 0.0;
-  const double level = 1.0 - second / peaks[0].weighted;
+  // Confidence (see tempo.h): clarity of the pulse, margin of the chosen
+  // metrical level over its relatives, whether the double tempo is a viable
+  // reading too, and how much music there was.
+  auto weighted = [&](double bpm) {
+    return bpm < params::kTempoSearchMinBpm || bpm > params::kTempoSearchMaxBpm
+               ? 0.0
+               : std::max(0.0, LocalComb(p.acf, fr, bpm, harmonics)) * Prior(bpm);
+  };
+  const double comb = std::max(0.0, LocalComb(p.acf, fr, best_bpm, harmonics));
+  const double clarity = comb / (comb + params::kTempoClarityHalfComb);
+  double rival = 0.0;
+  for (double q : {0.5, 2.0, 1.0 / 3.0, 3.0, 2.0 / 3.0, 1.5}) rival = std::max(rival, weighted(best_bpm * q));
+  const double own = weighted(best_bpm);
+  const double level = own > 0.0 ? std::clamp(1.0 - rival / own, 0.0, 1.0) : 0.0;
+  const double double_bpm = 2.0 * best_bpm;
+  const double doubled =
+      double_bpm <= params::kTempoHomogeneousMaxBpm && comb > 0.0
+          ? std::clamp(LocalComb(p.acf, fr, double_bpm, harmonics) / comb, 0.0, 1.0)
+          : 0.0;
   const double length = 1.0 - std::exp(-seconds / params::kTempoEvidenceSeconds);
-  out.confidence = std::clamp(clarity * (0.5 + 0.5 * level) * length, 0.0, 1.0);
+  out.confidence = std::clamp(
+      clarity * (0.5 + 0.5 * level) * (1.0 - params::kTempoDoubleAmbiguityWeight * doubled) * length, 0.0, 1.0);
 
   // Beats: Ellis (2007) dynamic programming on the equalised envelope.
   const double period = 60.0 * fr / best_bpm;
