@@ -149,7 +149,8 @@ std::optional<KeyEstimate> KeyEstimator::Estimate(const TonalFeatures& features,
   KeyEstimate e;
   e.tonic = order[0] % 12;
   e.minor = order[0] >= 12;
-  const double fit = std::clamp((score[order[0]] - params::kKeyMinFit) / (params::kKeyFullFit - params::kKeyMinFit), 0.0, 1.0);
+  const double fit =
+      std::clamp((score[order[0]] - params::kKeyMinFit) / (params::kKeyFullFit - params::kKeyMinFit), 0.0, 1.0);
   e.confidence = fit * margin * tonality * evidence * in_tune;
   for (int i = 0; i < params::kKeyCandidates; ++i) {
     e.candidates.push_back(KeyCandidate{order[i] % 12, order[i] >= 12, prob[order[i]] / z});

@@ -26,7 +26,9 @@ std::optional<KeyEstimate> Measure(const std::vector<float>& mono, std::size_t c
   Result<TuningEstimator> t = TuningEstimator::Create(kRate);
   Result<KeyEstimator> k = KeyEstimator::Create(kRate);
   EXPECT_TRUE(t.ok() && k.ok());
-  for (std::size_t i = 0; i < mono.size(); i += chunk) t.value().Process(mono.data() + i, std::min(chunk, mono.size() - i));
+  for (std::size_t i = 0; i < mono.size(); i += chunk) {
+    t.value().Process(mono.data() + i, std::min(chunk, mono.size() - i));
+  }
   const std::optional<TuningEstimate> tuning = t.value().Estimate();
   return k.value().Estimate(t.value().features(), tuning ? tuning->reference_hz : 440.0);
 }
@@ -110,7 +112,9 @@ void ExpectNoConfidentKey(const std::vector<float>& x, const char* what) {
   }
 }
 
-TEST(KeyTest, NoKeyInSilence) { EXPECT_FALSE(Measure(std::vector<float>(10 * static_cast<std::size_t>(kRate))).has_value()); }
+TEST(KeyTest, NoKeyInSilence) {
+  EXPECT_FALSE(Measure(std::vector<float>(10 * static_cast<std::size_t>(kRate))).has_value());
+}
 
 TEST(KeyTest, NoConfidentKeyInNoise) { ExpectNoConfidentKey(testing::Noise(-6.0, 15.0, kRate, 1, 3), "white noise"); }
 

@@ -25,7 +25,9 @@ constexpr double kRate = params::kAnalysisRateHz;
 std::optional<TuningEstimate> Measure(const std::vector<float>& mono, std::size_t chunk = 4000) {
   Result<TuningEstimator> t = TuningEstimator::Create(kRate);
   EXPECT_TRUE(t.ok());
-  for (std::size_t i = 0; i < mono.size(); i += chunk) t.value().Process(mono.data() + i, std::min(chunk, mono.size() - i));
+  for (std::size_t i = 0; i < mono.size(); i += chunk) {
+    t.value().Process(mono.data() + i, std::min(chunk, mono.size() - i));
+  }
   return t.value().Estimate();
 }
 

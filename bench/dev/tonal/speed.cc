@@ -24,7 +24,9 @@ int main() {
   for (int run = 0; run < 5; ++run) {
     const auto t0 = std::chrono::steady_clock::now();
     dsp::TuningEstimator tuning = dsp::TuningEstimator::Create(rate).take();
-    for (std::size_t i = 0; i < x.size(); i += 4096) tuning.Process(x.data() + i, std::min<std::size_t>(4096, x.size() - i));
+    for (std::size_t i = 0; i < x.size(); i += 4096) {
+      tuning.Process(x.data() + i, std::min<std::size_t>(4096, x.size() - i));
+    }
     const auto t = tuning.Estimate();
     const auto k = dsp::KeyEstimator::Create(rate).take().Estimate(tuning.features(), t ? t->reference_hz : 440.0);
     best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
