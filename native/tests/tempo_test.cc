@@ -112,6 +112,20 @@ TEST(TempoTest, ChunkSizeDoesNotMatter) {
   }
 }
 
+// Streaming keeps features, not PCM: one envelope value per hop.
+TEST(TempoTest, KeepsOnlyTheOnsetEnvelope) {
+  Result<TempoEstimator> t = TempoEstimator::Create(kRate);
+  ASSERT_TRUE(t.ok());
+  const std::vector<float> minute = testing::DrumPattern(110, 60, kRate);
+  for (int i = 0; i < 5; ++i) t.value().Process(minute.data(), minute.size());
+  const double frames_expected = 5 * 60 * kRate / params::kTempoHopSize;
+  EXPECT_NEAR(static_cast<double>(t.value().onset_envelope().size()), frames_expected, 2.0);
+  const auto est = t.value().Estimate();
+  ASSERT_TRUE(est.has_value());
+  EXPECT_NEAR(est->bpm, 110, 1.0);
+  EXPECT_NEAR(static_cast<double>(est->beat_times_s.size()), 5 * 110, 6.0);
+}
+
 TEST(TempoTest, LevelDoesNotMatter) {
   for (double db : {-50.0, -20.0, 0.0, 40.0, 200.0}) {
     std::vector<float> pcm = testing::DrumPattern(128, 15, kRate);
