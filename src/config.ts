@@ -8,6 +8,8 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
+import { DEFAULT_YTDLP_HOSTS } from './sources/ytdlp.js';
+
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 export interface Config {
@@ -38,6 +40,10 @@ export interface Config {
   logLevel: LogLevel;
   /** How long shutdown waits for in-flight requests before ending them. */
   shutdownTimeoutMs: number;
+  /** yt-dlp executable for extractor sites; null: disabled. */
+  ytdlpPath: string | null;
+  /** Hosts (and subdomains) sent to yt-dlp. */
+  ytdlpHosts: string[];
 }
 
 /** A configuration value that cannot be used; `message` is meant for the operator. */
@@ -76,6 +82,8 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'allowPrivateUrls', env: 'TRACKSCAN_ALLOW_PRIVATE_URLS', default: '0', meaning: '1 lets URLs reach loopback/private addresses (tests, trusted LANs)' },
   { key: 'logLevel', env: 'TRACKSCAN_LOG_LEVEL', default: 'info', meaning: 'fatal, error, warn, info, debug, trace or silent' },
   { key: 'shutdownTimeoutMs', env: 'TRACKSCAN_SHUTDOWN_TIMEOUT_MS', default: '10000', meaning: 'Grace period for in-flight requests on SIGTERM' },
+  { key: 'ytdlpPath', env: 'TRACKSCAN_YTDLP', default: '(unset: off)', meaning: '1 (yt-dlp on PATH) or a path: fetch extractor sites (YouTube, SoundCloud, ...) with yt-dlp' },
+  { key: 'ytdlpHosts', env: 'TRACKSCAN_YTDLP_HOSTS', default: DEFAULT_YTDLP_HOSTS.join(','), meaning: 'Comma-separated hosts (and their subdomains) sent to yt-dlp' },
 ];
 
 const UNITS: Record<string, number> = { '': 1, k: 1024, kb: 1024, kib: 1024, m: 1024 ** 2, mb: 1024 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3, gib: 1024 ** 3 };
@@ -171,6 +179,15 @@ export function loadConfig(argv: readonly string[] = [], env: NodeJS.ProcessEnv 
     throw new ConfigError(`TRACKSCAN_LOG_LEVEL: expected one of ${LOG_LEVELS.join(', ')}, got "${raw('logLevel')}"`);
   }
   const redis = raw('redisUrl');
+  const ytdlp = raw('ytdlpPath');
+  const ytdlpOn = ytdlp === undefined ? false : !['0', 'false', 'no', 'off'].includes(ytdlp.trim().toLowerCase());
+  const hosts = (raw('ytdlpHosts') ?? DEFAULT_YTDLP_HOSTS.join(','))
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean);
+  for (const h of hosts) {
+    if (!/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(h)) throw new ConfigError(`TRACKSCAN_YTDLP_HOSTS: expected host names such as youtube.com, got "${h}"`);
+  }
   const concurrency = int('concurrency', Math.max(1, availableParallelism()), 1, 256);
   return {
     port: int('port', 8080, 0, 65535),
@@ -191,5 +208,7 @@ export function loadConfig(argv: readonly string[] = [], env: NodeJS.ProcessEnv 
     allowPrivateUrls: raw('allowPrivateUrls') === undefined ? false : parseBoolean(setting('allowPrivateUrls'), raw('allowPrivateUrls')!),
     logLevel: logLevel as LogLevel,
     shutdownTimeoutMs: int('shutdownTimeoutMs', 10_000, 0, 600_000),
+    ytdlpPath: !ytdlpOn ? null : ['1', 'true', 'yes', 'on'].includes(ytdlp!.trim().toLowerCase()) ? 'yt-dlp' : ytdlp!,
+    ytdlpHosts: hosts,
   };
 }

@@ -87,6 +87,7 @@ export function createContext(deps: AppDeps): AppContext {
         firstByteTimeoutMs: config.firstByteTimeoutMs,
         downloadTimeoutMs: config.downloadTimeoutMs,
         maxRedirects: config.maxRedirects,
+        ytdlp: config.ytdlpPath ? { path: config.ytdlpPath, hosts: config.ytdlpHosts } : null,
       }),
     analyze: deps.analyze ?? analyzeStream,
     analyzerVersion: deps.analyzerVersion ?? nativeAnalyzerVersion,

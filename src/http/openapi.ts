@@ -75,7 +75,8 @@ export function openApiDocument(version: string): Record<string, unknown> {
           description:
             'Web pages are resolved through og:audio, og:video, <audio>, <video>, <source> and JSON-LD contentUrl. ' +
             'Redirects are followed up to a limit; every hop must reach a public address unless the server allows private ones. ' +
-            'A cached result is answered without downloading and does not count against the monthly quota.',
+            'A cached result is answered without downloading and does not count against the monthly quota. ' +
+            'When the server enables yt-dlp (TRACKSCAN_YTDLP), URLs of extractor sites (YouTube, SoundCloud, ... as configured) are fetched with it, under the same byte cap and timeout.',
           parameters: [formatParameterDoc],
           requestBody: {
             required: true,

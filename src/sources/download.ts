@@ -17,6 +17,7 @@ import { AppError } from '../errors.js';
 import { checkUrl, guardedLookup, systemLookup, type AddressPolicy, type LookupFunction } from './address-guard.js';
 import { meter } from './metered.js';
 import { findMediaUrls, looksLikeHtml } from './resolve-page.js';
+import { fetchWithYtDlp, wantsYtDlp, type YtDlpOptions } from './ytdlp.js';
 
 export interface DownloadOptions {
   policy: AddressPolicy;
@@ -29,6 +30,8 @@ export interface DownloadOptions {
   downloadTimeoutMs: number;
   maxRedirects: number;
   userAgent?: string;
+  /** Extractor sites through yt-dlp; null or absent: disabled. */
+  ytdlp?: YtDlpOptions | null;
 }
 
 /** What the consumer of a media body gets. */
@@ -80,6 +83,19 @@ export class Downloader {
     const timeout = AbortSignal.timeout(this.options.downloadTimeoutMs);
     const combined = AbortSignal.any([signal, timeout]);
     try {
+      if (wantsYtDlp(url, this.options.ytdlp)) {
+        return await fetchWithYtDlp(
+          url,
+          {
+            ...this.options.ytdlp!,
+            maxBytes: this.options.maxBytes,
+            policy: this.options.policy,
+            ...(this.options.resolve ? { resolve: this.options.resolve } : {}),
+            signal: combined,
+          },
+          consume,
+        );
+      }
       const first = await this.open(url, combined);
       if (!(await this.isPage(first))) return await this.consumeMedia(first, combined, consume);
       const html = await this.readPage(first);

@@ -65,3 +65,12 @@ test('every setting is documented with an environment name', () => {
   for (const s of SETTINGS) assert.match(s.env, /^(TRACKSCAN_[A-Z_]+|REDIS_URL)$/);
   assert.equal(new Set(SETTINGS.map((s) => s.key)).size, SETTINGS.length);
 });
+
+test('yt-dlp: off by default, 1 means the one on PATH, otherwise a path; hosts are checked', () => {
+  assert.equal(loadConfig([], {}).ytdlpPath, null);
+  assert.equal(loadConfig([], { TRACKSCAN_YTDLP: '0' }).ytdlpPath, null);
+  assert.equal(loadConfig([], { TRACKSCAN_YTDLP: '1' }).ytdlpPath, 'yt-dlp');
+  assert.equal(loadConfig([], { TRACKSCAN_YTDLP: '/opt/bin/yt-dlp' }).ytdlpPath, '/opt/bin/yt-dlp');
+  assert.deepEqual(loadConfig([], { TRACKSCAN_YTDLP_HOSTS: 'YouTube.com, soundcloud.com' }).ytdlpHosts, ['youtube.com', 'soundcloud.com']);
+  assert.throws(() => loadConfig([], { TRACKSCAN_YTDLP_HOSTS: 'http://x' }), (err: unknown) => err instanceof ConfigError && /TRACKSCAN_YTDLP_HOSTS/.test(err.message));
+});
