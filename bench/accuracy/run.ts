@@ -26,8 +26,8 @@
  * of ../shared/eval/README.md); a missing estimate counts as wrong.
  */
 import { spawnSync } from 'node:child_process';
-import { createReadStream, readFileSync, writeFileSync, appendFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { appendFileSync, createReadStream, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
@@ -109,6 +109,16 @@ function ffmpegLufs(path: string): number | null {
   return match && match[1] !== '-inf' ? Number(match[1]) : null;
 }
 
+/** The commit, whether native/ differs from it, and when the loaded addon was built: the addon may hold uncommitted work. */
+function checkoutState(): string {
+  const git = (...args: string[]): string => spawnSync('git', ['-C', repoRoot, ...args], { encoding: 'utf8' }).stdout?.trim() ?? '';
+  const commit = git('rev-parse', '--short', 'HEAD') || 'unknown commit';
+  const dirty = git('status', '--porcelain', '--', 'native') ? ' (native/ has uncommitted changes)' : '';
+  const addon = join(repoRoot, 'build', 'Release', 'trackscan.node');
+  const built = existsSync(addon) && !process.env.TRACKSCAN_ADDON ? `, addon built ${statSync(addon).mtime.toISOString().slice(0, 16).replace('T', ' ')} UTC` : '';
+  return `commit ${commit}${dirty}${built}`;
+}
+
 async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
@@ -145,7 +155,7 @@ async function main(): Promise<void> {
     `# trackscan accuracy harness, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
     '',
     `- machine: ${systemLine()}`,
-    `- trackscan analyzer ${analyzerVersion()}; ${essentia ? `Essentia ${essentia.version} via essentia.js (WASM)` : 'Essentia not run'}`,
+    `- trackscan analyzer ${analyzerVersion()} at ${checkoutState()}; ${essentia ? `Essentia ${essentia.version} via essentia.js (WASM)` : 'Essentia not run'}`,
     `- manifest: ${manifestPath} (${entries.length} recordings)`,
   ].join('\n');
   console.log(header + '\n');
