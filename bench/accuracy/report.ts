@@ -255,10 +255,34 @@ export function table(title: string, rows: readonly Row[], predictions: readonly
   return lines.join('\n');
 }
 
-/** Tables for every group (in order of first appearance) and for all recordings. */
+/** Tempo Acc1 / Acc2 of every tempo row by genre: where the metrical level goes wrong. */
+export function tempoByGenre(rows: readonly Row[], predictions: readonly Prediction[]): string {
+  const tempoRows = rows.filter((r) => r.tempo);
+  const labelled = predictions.filter((p) => p.label.bpm !== null);
+  const genres = [...new Set(labelled.map((p) => `${p.group}/${p.genre ?? '?'}`))].sort();
+  const lines = [
+    '### tempo Acc1 / Acc2 % by genre',
+    '',
+    `| group/genre | n | BPM range | ${tempoRows.map((r) => r.name).join(' | ')} |`,
+    `|---|---|---|${tempoRows.map(() => '---|').join('')}`,
+  ];
+  for (const g of genres) {
+    const ps = labelled.filter((p) => `${p.group}/${p.genre ?? '?'}` === g);
+    const bpms = ps.map((p) => p.label.bpm!);
+    const cells = tempoRows.map((r) => {
+      const f = figures(r, ps);
+      return `${fmt(f.tempoAcc1, 0)} / ${fmt(f.tempoAcc2, 0)}`;
+    });
+    lines.push(`| ${g} | ${ps.length} | ${Math.min(...bpms).toFixed(0)}-${Math.max(...bpms).toFixed(0)} | ${cells.join(' | ')} |`);
+  }
+  return lines.join('\n');
+}
+
+/** Tables for every group (in order of first appearance), for all recordings, and tempo by genre. */
 export function report(rows: readonly Row[], predictions: readonly Prediction[]): string {
   const groups = [...new Set(predictions.map((p) => p.group))];
   const parts = groups.map((g) => table(g, rows, predictions.filter((p) => p.group === g)));
   if (groups.length > 1) parts.push(table('all', rows, predictions));
+  if (predictions.some((p) => p.label.bpm !== null)) parts.push(tempoByGenre(rows, predictions));
   return parts.join('\n\n');
 }
