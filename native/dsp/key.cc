@@ -84,16 +84,18 @@ std::optional<KeyEstimate> KeyEstimator::Estimate(const TonalFeatures& features,
   double tuning_cents = 1200.0 * std::log2(reference_hz / 440.0);
   tuning_cents -= 100.0 * std::round(tuning_cents / 100.0);
 
-  const double bass_weight = params::kKeyBassWeight;
   const double gamma = params::kKeyCompression;
 
   // Each segment's chroma is normalised before summing: a key is heard over
   // the whole piece, so a loud chorus should not outvote a quiet verse.
   Chroma treble{}, bass{};
+  double treble_weight = 0.0, bass_weight_total = 0.0;  // peak weight per band, before normalising
   for (const TonalSegment& seg : features.segments) {
     Chroma t = Fold(seg.treble, tuning_cents);
     Chroma b = Fold(seg.bass, tuning_cents);
     const double st = Sum(t), sb = Sum(b);
+    treble_weight += st;
+    bass_weight_total += sb;
     for (int i = 0; i < 12; ++i) {
       treble[i] += st > 0.0 ? t[i] / st : 0.0;
       bass[i] += sb > 0.0 ? b[i] / sb : 0.0;
@@ -101,6 +103,11 @@ std::optional<KeyEstimate> KeyEstimator::Estimate(const TonalFeatures& features,
   }
   const double st = Sum(treble), sb = Sum(bass);
   if (!(st > 0.0)) return std::nullopt;
+  // A bass band holding a small share of the partials (no bass instrument,
+  // only stray low partials) is normalised into a confident-looking but
+  // meaningless chroma; trust it in proportion to its share.
+  const double bass_share = bass_weight_total / (bass_weight_total + treble_weight);
+  const double bass_weight = params::kKeyBassWeight * std::clamp(bass_share / params::kKeyFullBassShare, 0.0, 1.0);
   // Log compression: what matters is which pitch classes are used at all,
   // more than how loud the most used one is.
   for (int i = 0; i < 12; ++i) {

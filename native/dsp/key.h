@@ -10,7 +10,8 @@
 //      then average over segments so a loud passage counts no more than a
 //      quiet one;
 //   3. score the 24 keys by correlating the chroma with rotated key profiles,
-//      treble and bass separately, and add the two;
+//      treble and bass separately, and add the two (the bass weighted down
+//      when the bass band holds little of the energy);
 //   4. candidate scores are a softmax of the key scores.
 //
 // Confidence = fit x margin x tonality x evidence x in-tune, each in 0..1:
