@@ -16,6 +16,8 @@ export interface Prediction {
   label: { bpm: number | null; key: string | null; hz: number | null };
   /** ffmpeg's ebur128 filter on the file (LUFS), or null if skipped/failed. */
   referenceLufs: number | null;
+  /** SHA-256 of the file's bytes (so --essentia-from reuses answers only for the same file). */
+  fileSha256?: string;
   error?: string;
   trackscan?: {
     bpm: number | null;

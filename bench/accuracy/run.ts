@@ -5,6 +5,7 @@
  *   node dist/bench/accuracy/run.js MANIFEST.jsonl [--out predictions.jsonl]
  *        [--no-essentia] [--no-multifeature] [--no-ebur128] [--limit N]
  *   node dist/bench/accuracy/run.js --from predictions.jsonl   (tables again, from a saved run)
+ *   node dist/bench/accuracy/run.js MANIFEST.jsonl --essentia-from saved.jsonl   (re-run trackscan only)
  *
  * For each recording, in one process:
  * 1. decode the file ONCE with the product's decoder (src/decode/decoder.ts:
@@ -26,8 +27,10 @@
  * of ../shared/eval/README.md); a missing estimate counts as wrong.
  */
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { appendFileSync, createReadStream, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
@@ -114,9 +117,13 @@ function checkoutState(): string {
   const git = (...args: string[]): string => spawnSync('git', ['-C', repoRoot, ...args], { encoding: 'utf8' }).stdout?.trim() ?? '';
   const commit = git('rev-parse', '--short', 'HEAD') || 'unknown commit';
   const dirty = git('status', '--porcelain', '--', 'native') ? ' (native/ has uncommitted changes)' : '';
-  const addon = join(repoRoot, 'build', 'Release', 'trackscan.node');
-  const built = existsSync(addon) && !process.env.TRACKSCAN_ADDON ? `, addon built ${statSync(addon).mtime.toISOString().slice(0, 16).replace('T', ' ')} UTC` : '';
-  return `commit ${commit}${dirty}${built}`;
+  // The file binding.ts loads (node-gyp-build prefers build/Release, else falls back to prebuilds/,
+  // which may be an old build: say which, and when it was built).
+  const addon = process.env.TRACKSCAN_ADDON
+    ? resolve(process.env.TRACKSCAN_ADDON)
+    : (createRequire(import.meta.url)('node-gyp-build') as { path(dir: string): string }).path(repoRoot);
+  const built = existsSync(addon) ? `${relative(repoRoot, addon)} built ${statSync(addon).mtime.toISOString().slice(0, 16).replace('T', ' ')} UTC` : addon;
+  return `commit ${commit}${dirty}, addon ${built}`;
 }
 
 async function main(): Promise<void> {
@@ -129,6 +136,7 @@ async function main(): Promise<void> {
       'no-ebur128': { type: 'boolean', default: false },
       'limit': { type: 'string' },
       'from': { type: 'string' },
+      'essentia-from': { type: 'string' },
     },
   });
   if (values.from) {
@@ -149,13 +157,27 @@ async function main(): Promise<void> {
   const base = dirname(resolve(manifestPath));
   let entries = readFileSync(manifestPath, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as ManifestEntry);
   if (values.limit) entries = entries.slice(0, Number(values.limit));
-  const essentia = withEssentia ? loadEssentia(repoRoot) : null;
+  // Essentia does not change between runs: --essentia-from reuses its answers, times and the
+  // ebur128 references of a saved run for the same files (same bytes), so a repeat run only
+  // re-runs trackscan. Speed ratios then compare CPU times of two runs.
+  const reuse = new Map<string, Prediction>();
+  if (values['essentia-from']) {
+    for (const line of readFileSync(values['essentia-from'], 'utf8').split('\n')) {
+      if (!line.trim()) continue;
+      const saved = JSON.parse(line) as Prediction;
+      if (saved.essentia) reuse.set(saved.path, saved);
+    }
+  }
+  const essentia = withEssentia && reuse.size === 0 ? loadEssentia(repoRoot) : null;
 
   const header = [
     `# trackscan accuracy harness, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
     '',
     `- machine: ${systemLine()}`,
-    `- trackscan analyzer ${analyzerVersion()} at ${checkoutState()}; ${essentia ? `Essentia ${essentia.version} via essentia.js (WASM)` : 'Essentia not run'}`,
+    `- trackscan analyzer ${analyzerVersion()} at ${checkoutState()}; ` +
+      (reuse.size
+        ? `Essentia (essentia.js) answers, CPU times and ebur128 references REUSED from ${values['essentia-from']} (same files, checked by SHA-256 where recorded), not re-run`
+        : essentia ? `Essentia ${essentia.version} via essentia.js (WASM), in this run` : 'Essentia not run'),
     `- manifest: ${manifestPath} (${entries.length} recordings)`,
   ].join('\n');
   console.log(header + '\n');
@@ -173,6 +195,7 @@ async function main(): Promise<void> {
       referenceLufs: null,
     };
     try {
+      p.fileSha256 = createHash('sha256').update(readFileSync(path)).digest('hex');
       const pcm = await decode(path);
       p.durationSeconds = pcm.frames / pcm.sampleRate;
       const full = await analyze(pcm.chunks, pcm.sampleRate, pcm.channels, true);
@@ -191,6 +214,13 @@ async function main(): Promise<void> {
         loudnessOnlyCpuSeconds: loudnessOnly.cpuSeconds,
         warnings: r.warnings,
       };
+      const saved = reuse.get(entry.path);
+      if (reuse.size && saved && (!saved.fileSha256 || saved.fileSha256 === p.fileSha256)) {
+        p.essentia = saved.essentia;
+        p.referenceLufs = saved.referenceLufs;
+      } else if (reuse.size && withEssentia) {
+        throw new Error(`--essentia-from has no Essentia answers for this file (${saved ? 'its bytes differ' : 'not in that run'})`);
+      }
       if (essentia) {
         const t0 = performance.now();
         const mono = monoAt44k(pcm.chunks, pcm.sampleRate, pcm.channels, pcm.frames);
@@ -204,7 +234,7 @@ async function main(): Promise<void> {
           tuning: { hz: e.tuning.hz, cpuSeconds: e.tuning.cpuSeconds },
         };
       }
-      if (!values['no-ebur128']) p.referenceLufs = ffmpegLufs(path);
+      if (!values['no-ebur128'] && p.referenceLufs === null) p.referenceLufs = ffmpegLufs(path);
     } catch (err) {
       p.error = err instanceof Error ? err.message : String(err);
     }
@@ -221,7 +251,8 @@ async function main(): Promise<void> {
     );
   }
 
-  console.log(report(defaultRows(withEssentia, withMultifeature), predictions));
+  const multifeature = withMultifeature && (reuse.size === 0 || predictions.some((p) => p.essentia?.multifeature));
+  console.log(report(defaultRows(withEssentia, multifeature), predictions));
   console.log('\n' + LEGEND);
 }
 
