@@ -33,6 +33,8 @@ export interface Config {
   /** The whole fetch, every hop and the body, streamed into the analyzer. */
   downloadTimeoutMs: number;
   maxRedirects: number;
+  /** Longest pause inside an upload's body before it is given up. */
+  uploadIdleTimeoutMs: number;
   concurrency: number;
   queueLength: number;
   cacheTtlSeconds: number;
@@ -76,6 +78,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'firstByteTimeoutMs', env: 'TRACKSCAN_FIRST_BYTE_TIMEOUT_MS', default: '10000', meaning: 'Time to the response headers per hop; also the longest pause inside a body' },
   { key: 'downloadTimeoutMs', env: 'TRACKSCAN_DOWNLOAD_TIMEOUT_MS', default: '120000', meaning: 'Whole URL fetch, all hops and the body' },
   { key: 'maxRedirects', env: 'TRACKSCAN_MAX_REDIRECTS', default: '5', meaning: 'Redirects followed per URL' },
+  { key: 'uploadIdleTimeoutMs', env: 'TRACKSCAN_UPLOAD_IDLE_TIMEOUT_MS', default: '30000', meaning: 'Longest pause inside an upload before it is refused (a stalled sender must not hold an analysis slot)' },
   { key: 'concurrency', env: 'TRACKSCAN_CONCURRENCY', default: 'one per core', meaning: 'Analyses run at once' },
   { key: 'queueLength', env: 'TRACKSCAN_QUEUE_LENGTH', default: '4 x concurrency', meaning: 'Analyses waiting for a slot; beyond it 503 overloaded' },
   { key: 'cacheTtlSeconds', env: 'TRACKSCAN_CACHE_TTL_SECONDS', default: '2592000', meaning: 'Lifetime of a cached result (30 days)' },
@@ -202,6 +205,7 @@ export function loadConfig(argv: readonly string[] = [], env: NodeJS.ProcessEnv 
     firstByteTimeoutMs: int('firstByteTimeoutMs', 10_000, 1, 600_000),
     downloadTimeoutMs: int('downloadTimeoutMs', 120_000, 1, 3_600_000),
     maxRedirects: int('maxRedirects', 5, 0, 20),
+    uploadIdleTimeoutMs: int('uploadIdleTimeoutMs', 30_000, 1, 3_600_000),
     concurrency,
     queueLength: int('queueLength', 4 * concurrency, 0, 100_000),
     cacheTtlSeconds: int('cacheTtlSeconds', 30 * 86400, 1, 10 * 365 * 86400),

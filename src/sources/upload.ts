@@ -18,6 +18,8 @@ import { meter } from './metered.js';
 
 export interface UploadOptions {
   maxBytes: number;
+  /** Longest pause inside the file part (while the analyzer waits for data). */
+  idleTimeoutMs?: number;
   defaults: AnalysisSwitches;
 }
 
@@ -125,6 +127,7 @@ export async function receiveUpload<T>(req: Request, res: Response, options: Upl
         what: 'The upload',
         hash,
         controller,
+        ...(options.idleTimeoutMs ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
         onEnd: (complete) => resolveDigest(complete ? hash.digest('hex') : null),
       });
       const consuming = consume({ stream: metered.stream, signal: controller.signal, switches: { ...switches }, filename: info.filename, digest });

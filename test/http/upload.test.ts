@@ -148,6 +148,37 @@ describe('limits while the upload arrives', () => {
   });
 });
 
+describe('stalled senders', () => {
+  test('an upload that stops sending is refused after the idle limit and frees its slot', async (t) => {
+    const quick = await startHarness(t, { env: { TRACKSCAN_UPLOAD_IDLE_TIMEOUT_MS: '400' } });
+    const boundary = 'stall-boundary';
+    const head = Buffer.concat([Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.mp3"\r\n\r\n`), mp3.subarray(0, 32 * 1024)]);
+    let step = 0;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        step += 1;
+        if (step === 1) controller.enqueue(head);
+        // Then nothing for far longer than the limit.
+        else await new Promise((r) => setTimeout(r, 20_000).unref());
+      },
+    });
+    const started = performance.now();
+    const res = await quick.call('/analyze/file', {
+      method: 'POST',
+      body,
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      duplex: 'half',
+    } as RequestInit);
+    const problem = await problemOf(res);
+    assert.equal(res.status, 400, problem.detail);
+    assert.match(problem.detail, /stalled/);
+    assert.ok(performance.now() - started < 5000);
+    const pool = (quick.running.app.locals.context as { pool: { stats(): { active: number } } }).pool;
+    await waitFor(() => pool.stats().active === 0);
+    await waitFor(async () => (await childFfmpegCount()) === 0);
+  });
+});
+
 describe('client abort', () => {
   test('a client that goes away mid-upload ends the analysis and its ffmpeg', async () => {
     const analysesBefore = ((await (await h.call('/usage')).json()) as { analyses_this_month: number }).analyses_this_month;

@@ -171,7 +171,7 @@ async function analyzeFile(ctx: AppContext, req: Request, res: Response): Promis
   // Written inside the upload callback, read after it.
   const outcome: { reservedAt: Date | null; fresh: boolean } = { reservedAt: null, fresh: false };
   try {
-    const answer = await receiveUpload(req, res, { maxBytes: ctx.config.maxUploadBytes, defaults: DEFAULTS }, async (file) => {
+    const answer = await receiveUpload(req, res, { maxBytes: ctx.config.maxUploadBytes, idleTimeoutMs: ctx.config.uploadIdleTimeoutMs, defaults: DEFAULTS }, async (file) => {
       if (responseFormatOf(res) === 'spotify') file.switches.details = true;
       // Only the bytes tell whether this upload is cached, and they are read
       // as they are analysed: the quota is reserved now and given back on a hit.
