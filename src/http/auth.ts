@@ -9,7 +9,9 @@
  *   RateLimit-Remaining  requests left in the current minute (never negative)
  *   RateLimit-Reset      seconds until the current minute ends (1..60)
  * A 429 adds Retry-After: for rate_limited the seconds to the next minute,
- * for quota_exceeded the seconds to the next UTC month.
+ * for quota_exceeded the seconds to the next UTC month. Requests refused
+ * with rate_limited still count in their minute (usage shows what arrived),
+ * so a client that keeps hammering stays refused until the minute ends.
  *
  * Keys are never logged: the request log carries the key's public id only.
  */

@@ -34,7 +34,7 @@ const authErrors = {
 };
 
 const analysisErrors = (extra400: string[]) => ({
-  '400': problem('The request is malformed, or the URL (or a redirect) is refused.', ['invalid_request', ...extra400], rateLimitHeaders),
+  '400': problem('The request is malformed (bad JSON or multipart, wrong field types, missing url or file part, fields after the file part, an upload that stalls), or the URL (or a redirect) is refused.', ['invalid_request', ...extra400], rateLimitHeaders),
   ...authErrors,
   '413': problem('The upload or download exceeds the byte limit, or the audio exceeds the duration limit.', ['payload_too_large'], rateLimitHeaders),
   '415': problem('The bytes are not one of the accepted formats (detected from the content, not the name).', ['unsupported_media_type'], rateLimitHeaders),
