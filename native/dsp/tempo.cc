@@ -107,7 +107,9 @@ std::vector<double> Autocorrelation(const std::vector<double>& x, std::size_t ma
 // level is judged at its own peak rather than at an exact ratio of another.
 double LocalComb(const std::vector<double>& acf, double frame_rate_hz, double bpm, int harmonics) {
   double best = -1.0;
-  for (double r = 0.98; r <= 1.02; r += 0.002) best = std::max(best, Comb(acf, 60.0 * frame_rate_hz / (bpm * r), harmonics));
+  for (double r = 0.98; r <= 1.02; r += 0.002) {
+    best = std::max(best, Comb(acf, 60.0 * frame_rate_hz / (bpm * r), harmonics));
+  }
   return best;
 }
 
@@ -279,7 +281,8 @@ std::optional<TempoEstimate> TempoEstimator::Estimate() const {
     const double th = params::kTempoHomogeneousRatio;
     const double fmax = params::kTempoHomogeneousMaxBpm;
     const double per = 60.0 * fr / peaks[0].bpm;
-    const double m = HalfComb(p.acf, per, harmonics) / Comb(p.acf, per, harmonics);
+    const double comb = Comb(p.acf, per, harmonics);
+    const double m = comb > 0.0 ? HalfComb(p.acf, per, harmonics) / comb : 0.0;
     if (m >= th && 2 * peaks[0].bpm <= fmax) {
       for (std::size_t i = 1; i < peaks.size(); ++i) {
         if (std::abs(peaks[i].bpm / (2 * peaks[0].bpm) - 1) < 0.03) {
