@@ -45,6 +45,13 @@ describe('400 invalid_request', () => {
       assert.ok(detail.length > 0);
     }
   });
+  test('deeply nested JSON', async () => {
+    await expectProblem(await postUrl(h, `${'['.repeat(5000)}${']'.repeat(5000)}`), 400, 'invalid_request');
+    await expectProblem(await postUrl(h, `{"url": ${'{"a":'.repeat(1000)}1${'}'.repeat(1000)}}`), 400, 'invalid_request');
+  });
+  test('a JSON body far over the size limit is 413', async () => {
+    await expectProblem(await postUrl(h, JSON.stringify({ url: `http://example.com/${'a'.repeat(100_000)}` })), 413, 'payload_too_large');
+  });
   test('a body that is not JSON at all (no content type)', async () => {
     const res = await h.call('/analyze/url', { method: 'POST', body: 'url=http://x' });
     await expectProblem(res, 400, 'invalid_request');
@@ -170,6 +177,13 @@ describe('502 upstream_failed', () => {
     const gone = await startOrigin({ after: () => undefined }, () => undefined);
     await new Promise<void>((resolve) => gone.server.close(() => resolve()));
     await expectProblem(await postUrl(h, { url: `${gone.url}/a.mp3` }), 502, 'upstream_failed');
+  });
+  test('a Content-Length that promises more than the server sends', async (t) => {
+    const origin = await startOrigin(t, (_req, res) => {
+      res.writeHead(200, { 'content-type': 'audio/mpeg', 'content-length': String(mp3.length * 2) });
+      res.write(mp3, () => res.socket?.destroy());
+    });
+    await expectProblem(await postUrl(h, { url: `${origin.url}/liar.mp3` }), 502, 'upstream_failed');
   });
   test('a page with no playable media', async (t) => {
     const origin = await startOrigin(t, (_req, res) => {

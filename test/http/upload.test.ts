@@ -83,6 +83,25 @@ describe('switches', () => {
       assert.equal(problem.code, 'invalid_request');
     }
   });
+  test('hostile multipart: wrong boundary, huge field, too many parts, no boundary', async () => {
+    const wrong = multipart([{ name: 'file', filename: 'a.mp3', body: mp3 }], 'the-real-boundary');
+    const huge = multipart([{ name: 'detect_bpm', body: 'true'.padEnd(100_000, ' ') }, { name: 'file', filename: 'a.mp3', body: mp3 }]);
+    const many = multipart([...Array.from({ length: 20 }, () => ({ name: 'details', body: 'false' })), { name: 'file', filename: 'a.mp3', body: mp3 }]);
+    const cases: [Buffer, string][] = [
+      [wrong.body, 'multipart/form-data; boundary=some-other-boundary'],
+      [huge.body, huge.contentType],
+      [many.body, many.contentType],
+      [wrong.body, 'multipart/form-data'],
+    ];
+    for (const [body, contentType] of cases) {
+      const res = await h.call('/analyze/file', { method: 'POST', body, headers: { 'content-type': contentType } });
+      const problem = await problemOf(res);
+      assert.equal(res.status, 400, `${contentType}: ${problem.detail}`);
+      assert.equal(problem.code, 'invalid_request');
+    }
+    // The server is still fine.
+    assert.equal((await postFile(h, mp3, { detect_key: 'false' })).status, 200);
+  });
   test('a body cut off in the middle of the file part', async () => {
     const { body, contentType } = multipart([{ name: 'file', filename: 'a.mp3', body: mp3 }]);
     const cut = body.subarray(0, body.length - 2000);
