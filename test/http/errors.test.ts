@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
+import { childFfmpegCount } from '../helpers/media.js';
 import { makeAudio } from './helpers/audio.js';
 import { multipart, postFile, postUrl, problemOf, startHarness, startOrigin, type Harness } from './helpers/harness.js';
 
@@ -249,4 +250,10 @@ describe('other failures are problem documents too', () => {
     await expectProblem(res, 405, 'method_not_allowed');
     assert.equal(res.headers.get('allow'), 'GET');
   });
+});
+
+test('no ffmpeg is left behind by every failure above', async () => {
+  const end = Date.now() + 5000;
+  while ((await childFfmpegCount()) > 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+  assert.equal(await childFfmpegCount(), 0);
 });

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 
+import { childFfmpegCount } from '../helpers/media.js';
 import { makeAudio } from './helpers/audio.js';
 import { postFile, postUrl, problemOf, startHarness, startOrigin, type Harness } from './helpers/harness.js';
 
@@ -168,4 +169,10 @@ describe('cache', () => {
     assert.equal((await analysisOf(await postUrl(versioned, { url }))).cached, false);
     assert.equal(origin.hits.get('/media/versioned.mp3'), 2);
   });
+});
+
+test('no ffmpeg is left behind by the URL analyses above', async () => {
+  const end = Date.now() + 5000;
+  while ((await childFfmpegCount()) > 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+  assert.equal(await childFfmpegCount(), 0);
 });
