@@ -13,6 +13,9 @@ export interface Prediction {
   group: string;
   genre: string | null;
   durationSeconds: number;
+  /** As decoded (absent in runs before 09:45 UTC). */
+  sampleRate?: number;
+  channels?: number;
   label: { bpm: number | null; key: string | null; hz: number | null };
   /** ffmpeg's ebur128 filter on the file (LUFS), or null if skipped/failed. */
   referenceLufs: number | null;
@@ -280,11 +283,30 @@ export function tempoByGenre(rows: readonly Row[], predictions: readonly Predict
   return lines.join('\n');
 }
 
+/** CPU seconds per minute by decoded format (the speed target is stated for 44.1 kHz stereo). */
+export function speedByFormat(rows: readonly Row[], predictions: readonly Prediction[]): string {
+  const timed = rows.filter((r) => r.cpuSeconds);
+  const known = predictions.filter((p) => p.sampleRate && p.channels);
+  const formats = [...new Set(known.map((p) => `${p.sampleRate} Hz × ${p.channels}`))].sort();
+  const lines = [
+    '### CPU s per minute of audio (median) by decoded format',
+    '',
+    `| format | n | ${timed.map((r) => r.name).join(' | ')} |`,
+    `|---|---|${timed.map(() => '---|').join('')}`,
+  ];
+  for (const f of formats) {
+    const ps = known.filter((p) => `${p.sampleRate} Hz × ${p.channels}` === f);
+    lines.push(`| ${f} | ${ps.length} | ${timed.map((r) => fmt(figures(r, ps).secondsPerMinute, 3)).join(' | ')} |`);
+  }
+  return formats.length ? lines.join('\n') : '(no sample rates recorded in this run: no speed by format)';
+}
+
 /** Tables for every group (in order of first appearance), for all recordings, and tempo by genre. */
 export function report(rows: readonly Row[], predictions: readonly Prediction[]): string {
   const groups = [...new Set(predictions.map((p) => p.group))];
   const parts = groups.map((g) => table(g, rows, predictions.filter((p) => p.group === g)));
   if (groups.length > 1) parts.push(table('all', rows, predictions));
   if (predictions.some((p) => p.label.bpm !== null)) parts.push(tempoByGenre(rows, predictions));
+  parts.push(speedByFormat(rows, predictions));
   return parts.join('\n\n');
 }

@@ -198,6 +198,8 @@ async function main(): Promise<void> {
       p.fileSha256 = createHash('sha256').update(readFileSync(path)).digest('hex');
       const pcm = await decode(path);
       p.durationSeconds = pcm.frames / pcm.sampleRate;
+      p.sampleRate = pcm.sampleRate;
+      p.channels = pcm.channels;
       const full = await analyze(pcm.chunks, pcm.sampleRate, pcm.channels, true);
       const loudnessOnly = await analyze(pcm.chunks, pcm.sampleRate, pcm.channels, false);
       const r = full.result;
