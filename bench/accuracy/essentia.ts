@@ -63,7 +63,12 @@ let core: EssentiaCore | null = null;
 export function loadEssentia(repoRoot: string): EssentiaCore {
   if (!core) {
     const require = createRequire(join(repoRoot, 'bench', 'package.json'));
-    const mod = require('essentia.js') as { Essentia: new (wasm: unknown) => EssentiaCore; EssentiaWASM: unknown };
+    let mod: { Essentia: new (wasm: unknown) => EssentiaCore; EssentiaWASM: unknown };
+    try {
+      mod = require('essentia.js') as typeof mod;
+    } catch (err) {
+      throw new Error(`essentia.js is not installed: run \`(cd bench && npm ci)\`, or pass --no-essentia (${(err as Error).message.split('\n')[0]})`);
+    }
     core = new mod.Essentia(mod.EssentiaWASM);
   }
   return core;
