@@ -24,3 +24,12 @@ test('an AppError becomes an RFC 9457 problem document', () => {
   });
   assert.equal(err.retryAfterSeconds, 3600);
 });
+
+test('README configuration table lists every setting, and no unknown one', async () => {
+  const { SETTINGS } = await import('../../src/config.js');
+  const { METRICS_SETTINGS } = await import('../../src/http/metrics.js');
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const section = readme.split('### Configuration')[1]!.split('\n### ')[0]!;
+  const listed = [...section.matchAll(/^\| `([A-Z_]+)`/gm)].map((m) => m[1]);
+  assert.deepEqual(listed.sort(), [...SETTINGS, ...METRICS_SETTINGS].map((s) => s.env).sort());
+});
