@@ -62,12 +62,15 @@ export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
 
 /**
  * On a store without keys, creates one and prints it: the only time it is
- * ever shown. Two servers starting at once on one empty shared store may
- * both create one; each prints its own, and both keys work.
+ * ever shown. The store creates it only if it is still empty, atomically,
+ * so two servers starting at once on one empty shared store make one key.
  */
 async function ensureFirstKey(store: Store, print: (text: string) => void): Promise<void> {
   if ((await store.countKeys()) > 0) return;
-  const { record, secret } = await store.createKey({ name: 'default', rateLimit: DEFAULT_RATE_LIMIT, monthlyLimit: DEFAULT_MONTHLY_LIMIT });
+  const input = { name: 'default', rateLimit: DEFAULT_RATE_LIMIT, monthlyLimit: DEFAULT_MONTHLY_LIMIT };
+  const created = store.createFirstKey ? await store.createFirstKey(input) : await store.createKey(input);
+  if (!created) return; // another instance made the first key a moment ago
+  const { record, secret } = created;
   print(
     `No API key existed, so one was created (id ${record.id}, name "${record.name}").\n` +
       `  X-API-Key: ${secret}\n` +

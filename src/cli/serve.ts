@@ -31,7 +31,7 @@ export async function runServe(argv: string[]): Promise<void> {
     process.stderr.write(`trackscan serve: cannot start: ${why}\n`);
     process.exit(1);
   }
-  process.stderr.write(`trackscan: listening on ${running.url} (API under ${running.url}/api/v1)\n`);
+  process.stderr.write(`trackscan: listening on ${running.url} (try it in a browser at ${running.url}/, API under ${running.url}/api/v1)\n`);
   await new Promise<void>((resolve) => {
     let stopping = false;
     const onSignal = (signal: NodeJS.Signals): void => {

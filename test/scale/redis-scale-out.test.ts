@@ -135,3 +135,13 @@ async function runCliWithEnv(args: string[], env: Record<string, string>): Promi
     }
   }
 }
+
+test('two servers starting at once on an empty shared store create one first key, not two', async (t) => {
+  const redis = await startRedisServer();
+  t.after(() => redis.stop());
+  const dir = await makeTempDir(t);
+  const env = { REDIS_URL: redis.url, TRACKSCAN_DATA_DIR: dir };
+  await Promise.all([serve(t, env, join(dir, 'a')), serve(t, env, join(dir, 'b'))]);
+  const keys = JSON.parse(await runCliWithEnv(['keys', 'list', '--json'], env)) as { name: string }[];
+  assert.deepEqual(keys.map((k) => k.name), ['default']);
+});
