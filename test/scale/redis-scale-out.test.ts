@@ -145,3 +145,32 @@ test('two servers starting at once on an empty shared store create one first key
   const keys = JSON.parse(await runCliWithEnv(['keys', 'list', '--json'], env)) as { name: string }[];
   assert.deepEqual(keys.map((k) => k.name), ['default']);
 });
+
+test('Redis stops mid-run: requests fail closed with 503, and recover by themselves when it is back', async (t) => {
+  let redis = await startRedisServer();
+  t.after(() => redis.stop());
+  const dir = await makeTempDir(t);
+  const env = { REDIS_URL: redis.url, TRACKSCAN_DATA_DIR: dir };
+  const created = await runCliWithEnv(['keys', 'create', '--name', 'outage'], env);
+  const key = /tsk_\w+/.exec(created)![0];
+  const server = await serve(t, env, join(dir, 'a'));
+  const usage = (k: string): Promise<Response> => fetch(`${server.api}/usage`, { headers: { 'x-api-key': k } });
+  assert.equal((await usage(key)).status, 200);
+
+  await redis.stop();
+  const during = await usage(key);
+  assert.equal(during.status, 503);
+  assert.equal(((await during.json()) as { code: string }).code, 'unavailable');
+  assert.equal((await fetch(`${server.api}/health`)).status, 503);
+
+  // Back on the same port (empty: this test server keeps nothing on disk).
+  redis = await startRedisServer({ port: redis.port });
+  const again = /tsk_\w+/.exec(await runCliWithEnv(['keys', 'create', '--name', 'after'], env))![0];
+  let status = 0;
+  for (let i = 0; i < 100 && status !== 200; i++) {
+    status = (await usage(again)).status;
+    if (status !== 200) await sleep(100);
+  }
+  assert.equal(status, 200, 'the server did not recover after Redis came back');
+  assert.equal((await fetch(`${server.api}/health`)).status, 200);
+});
