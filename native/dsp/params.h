@@ -134,6 +134,27 @@ inline constexpr double kTempoPriorOctaves = 1.0;
 // a comfortable beat). Ranges 0.8..1.0 / 170..230.
 inline constexpr double kTempoHomogeneousRatio = 0.9;
 inline constexpr double kTempoHomogeneousMaxBpm = 200.0;
+// Backbeat: the kick's bands (upper edge at or below this, Hz) and the
+// snare's bright bands (lower edge at or above this, Hz) give two more onset
+// envelopes. 150 Hz holds a kick's body (50-120 Hz) but not a snare's (~180-250 Hz);
+// above 1.5 kHz a snare's noise dominates everything but cymbals. Ranges 100..250 / 1000..3000.
+inline constexpr double kTempoKickBandMaxHz = 150.0;
+inline constexpr double kTempoSnareBandMinHz = 1500.0;
+// RMS of the kick envelope relative to the snare envelope (magnitude rises)
+// below which there is no kick to speak of (a click track's leakage is
+// ~0.1, the recordings of ../shared/eval 0.3..10, drum kits 3..15).
+// Range 0.1..0.3.
+inline constexpr double kTempoKickMinShare = 0.2;
+// Beat pairs (kick-snare at odd, same kind at even multiples) averaged by the
+// alternation measure: 2 pairs span a 4/4 bar. Range 1..4.
+inline constexpr int kTempoBackbeatPairs = 2;
+// Alternation (correlation units) above which the backbeat decides the
+// metrical level (only ever to a level at or below kTempoHomogeneousMaxBpm).
+// Drum patterns with a backbeat give 0.1..0.35 at their beat, other levels
+// < 0.03; 0.02 / 0.035 / 0.05 / 0.07 / 0.1 -> Acc1 generated (seed 1)
+// 82 / 83 / 88 / 86 / 81 %, seed 3 85 / 87 / 92 / 90 / 87 %, eval 83 / 81 /
+// 83 / 81 / 81 % (measured before the kick-share and 200 BPM gates). Range 0..0.3.
+inline constexpr double kTempoBackbeatMin = 0.05;
 // Below this RMS of the detrended envelope (mean log rise per band and frame)
 // nothing moves at all: digital silence, DC, a constant signal. Measured:
 // drums ~1, speech-like babble ~0.4, white noise ~0.07, a held sine ~0.005

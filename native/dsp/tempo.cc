@@ -153,6 +153,40 @@ std::vector<double> Smooth(const std::vector<double>& x) {
   return y;
 }
 
+// Correlation of a(t) with b(t + lag) averaged with that of b(t) with
+// a(t + lag), at a fractional lag (frames): how often an event of one kind
+// follows one of the other kind `lag` later, in either order.
+double CrossCorrelation(const std::vector<double>& a, const std::vector<double>& b, double lag) {
+  const std::size_t n = a.size();
+  auto at = [&](std::size_t l) {
+    if (l + 1 >= n) return 0.0;
+    double s = 0.0;
+    for (std::size_t i = 0; i + l < n; ++i) s += a[i] * b[i + l] + b[i] * a[i + l];
+    return 0.5 * s / static_cast<double>(n - l);
+  };
+  const std::size_t l0 = static_cast<std::size_t>(lag);
+  const double f = lag - static_cast<double>(l0);
+  return (1.0 - f) * at(l0) + f * at(l0 + 1);
+}
+
+// Kick-snare alternation at beat period P (frames): the cross-correlation of
+// the kick and snare envelopes at the odd multiples of P minus that at the
+// even ones. A backbeat (kick on 1 and 3, snare on 2 and 4, in whatever
+// variation) is strongly positive at its beat period only: at half of it the
+// snare falls on the even multiples, at twice it on none of them.
+double Alternation(const std::vector<double>& kick, const std::vector<double>& snare, double period) {
+  double odd = 0.0, even = 0.0;
+  int used = 0;
+  const double max_lag = static_cast<double>(kick.size()) / 2.0;
+  for (int k = 1; k <= params::kTempoBackbeatPairs; ++k) {
+    if (2 * k * period > max_lag) break;
+    odd += CrossCorrelation(kick, snare, (2 * k - 1) * period);
+    even += CrossCorrelation(kick, snare, 2 * k * period);
+    ++used;
+  }
+  return used > 0 ? (odd - even) / used : 0.0;
+}
+
 }  // namespace
 
 Result<TempoEstimator> TempoEstimator::Create(double sample_rate_hz) {
@@ -179,6 +213,13 @@ TempoEstimator::TempoEstimator(double sample_rate_hz, RealFft fft)
     if (f < lo || f > hi) continue;
     const int b = static_cast<int>(params::kTempoBands * std::log(f / lo) / std::log(hi / lo));
     band_of_bin_[k] = std::min(b, params::kTempoBands - 1);
+  }
+  high_from_band_ = params::kTempoBands;
+  for (int b = params::kTempoBands - 1; b >= 0; --b) {
+    const double lower_edge = lo * std::pow(hi / lo, static_cast<double>(b) / params::kTempoBands);
+    const double upper_edge = lo * std::pow(hi / lo, static_cast<double>(b + 1) / params::kTempoBands);
+    if (upper_edge <= params::kTempoKickBandMaxHz) low_bands_ = std::max(low_bands_, b + 1);
+    if (lower_edge >= params::kTempoSnareBandMinHz) high_from_band_ = b;
   }
   // Frame k is centred on sample k * hop: start with half a frame of zeros.
   pending_.assign(n / 2, 0.0f);
@@ -217,7 +258,7 @@ void TempoEstimator::ProcessFrame() {
   // |X| of a full-scale sine under a Hann window is N/4.
   const double ref = 4.0 / static_cast<double>(size);
   std::vector<float>& old = history_[frames_ % history_.size()];
-  double flux = 0.0;
+  double flux = 0.0, low = 0.0, high = 0.0;
   for (int b = 0; b < params::kTempoBands; ++b) {
     double mag = std::sqrt(static_cast<double>(band_power_[b])) * ref;
     if (!(mag < 1e12)) mag = 1e12;  // also catches inf/nan from absurd input
@@ -225,9 +266,17 @@ void TempoEstimator::ProcessFrame() {
     // The first frames compare with silence, which is what preceded them.
     const float d = v - old[b];
     if (d > params::kTempoMinBandRise) flux += d - params::kTempoMinBandRise;
+    // The kick and snare envelopes rise in magnitude, not log magnitude: the
+    // loudest event of the band should dominate (a snare over the hats).
+    if ((b < low_bands_ || b >= high_from_band_) && d > 0.0f) {
+      const double rise = (std::expm1(static_cast<double>(v)) - std::expm1(static_cast<double>(old[b]))) / params::kTempoLogGamma;
+      (b < low_bands_ ? low : high) += rise;
+    }
     old[b] = v;
   }
   flux_.push_back(static_cast<float>(flux / params::kTempoBands));
+  low_flux_.push_back(static_cast<float>(low));
+  high_flux_.push_back(static_cast<float>(high));
   ++frames_;
 }
 
@@ -289,6 +338,42 @@ std::optional<TempoEstimate> TempoEstimator::Estimate() const {
           std::swap(peaks[0], peaks[i]);
           break;
         }
+      }
+    }
+  }
+  {
+    // Backbeat: where a kick and a snare alternate, the beat is the period
+    // between them (the snare marks 2 and 4), whatever the prior prefers.
+    const std::vector<double> kick = Condition(low_flux_, fr);
+    const std::vector<double> snare = Condition(high_flux_, fr);
+    double low2 = 0.0, high2 = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+      low2 += static_cast<double>(low_flux_[i]) * low_flux_[i];
+      high2 += static_cast<double>(high_flux_[i]) * high_flux_[i];
+    }
+    // Both kinds of event must be there: a click track or a pattern of hats
+    // alone leaves only leakage in the kick's bands.
+    const bool has_kick = low2 >= params::kTempoKickMinShare * params::kTempoKickMinShare * high2;
+    if (has_kick && !kick.empty() && !snare.empty()) {
+      const std::vector<double> ks = Smooth(kick), ss = Smooth(snare);
+      const double base = peaks[0].bpm;
+      double best_alt = -1e9, best_level = base;
+      for (double level : {0.5 * base, base, 2.0 * base}) {
+        if (level < params::kTempoMinBpm || level > params::kTempoHomogeneousMaxBpm) continue;
+        const double a = Alternation(ks, ss, 60.0 * fr / level);
+        if (a > best_alt) {
+          best_alt = a;
+          best_level = level;
+        }
+      }
+      if (best_level != base && best_alt >= params::kTempoBackbeatMin) {
+        std::size_t i = 1;
+        while (i < peaks.size() && std::abs(peaks[i].bpm / best_level - 1) >= 0.03) ++i;
+        if (i == peaks.size()) {
+          const double c = LocalComb(p.acf, fr, best_level, harmonics);
+          peaks.push_back({best_level, c, c * Prior(best_level)});
+        }
+        std::swap(peaks[0], peaks[i]);
       }
     }
   }

@@ -22,7 +22,14 @@
 //    (comb at the odd half-multiples >= kTempoHomogeneousRatio x the comb),
 //    the winner is an aggregate of a faster homogeneous pulse (a metronome,
 //    quarter-note drums at 190 BPM) and the tempo is doubled, as long as the
-//    double stays <= kTempoHomogeneousMaxBpm. The answer is refined to
+//    double stays <= kTempoHomogeneousMaxBpm. Then the backbeat: two more
+//    envelopes, the kick's bands (< kTempoKickBandMaxHz) and the snare's
+//    bright bands (> kTempoSnareBandMinHz), rising in magnitude so the loudest
+//    event of each dominates; where kicks and snares alternate (their
+//    cross-correlation at the odd multiples of a period exceeds that at the
+//    even ones by kTempoBackbeatMin) the period between them is the beat
+//    (snare on 2 and 4), and of T/2, T, 2T the level that alternates most
+//    wins. The answer is refined to
 //    0.02 % with every comb multiple that fits in the autocorrelation.
 // 4. Beats: Ellis (2007) dynamic-programming beat tracker on the equalised
 //    envelope at that period (tightness kTempoBeatTightness).
@@ -91,6 +98,8 @@ class TempoEstimator {
   RealFft fft_;                     // kTempoFrameSize real FFT
   std::vector<float> window_;       // Hann, kTempoFrameSize
   std::vector<int> band_of_bin_;    // band index per FFT bin, -1 outside bands
+  int low_bands_ = 0;               // bands 0..low_bands_-1 lie below kTempoKickBandMaxHz
+  int high_from_band_ = 0;          // bands from this one up lie above kTempoSnareBandMinHz
   std::vector<float> pending_;      // samples not yet consumed by a full frame
   std::size_t pending_start_ = 0;   // first unconsumed sample in pending_
   std::vector<float> frame_;        // windowed frame (scratch)
@@ -100,6 +109,8 @@ class TempoEstimator {
   std::size_t frames_ = 0;          // frames computed
   std::size_t samples_ = 0;         // samples received
   std::vector<float> flux_;         // onset envelope, one value per frame
+  std::vector<float> low_flux_;     // the same over the kick's bands only
+  std::vector<float> high_flux_;    // the same over the snare's bright bands only
 };
 
 }  // namespace trackscan::dsp
