@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <utility>
 
 #include "params.h"
@@ -169,22 +170,24 @@ double CrossCorrelation(const std::vector<double>& a, const std::vector<double>&
   return (1.0 - f) * at(l0) + f * at(l0 + 1);
 }
 
-// Kick-snare alternation at beat period P (frames): the cross-correlation of
-// the kick and snare envelopes at the odd multiples of P minus that at the
-// even ones. A backbeat (kick on 1 and 3, snare on 2 and 4, in whatever
-// variation) is strongly positive at its beat period only: at half of it the
-// snare falls on the even multiples, at twice it on none of them.
-double Alternation(const std::vector<double>& kick, const std::vector<double>& snare, double period) {
-  double odd = 0.0, even = 0.0;
+// Kick-snare alternation at beat period P (frames) in a bar of `beats`
+// beats: the cross-correlation of the kick and snare envelopes at the lags
+// inside the bar (P .. (beats-1) P) minus that at whole bars. A backbeat
+// (kick on 1 and 3, snare on 2 and 4, in whatever variation; beats = 2) or a
+// waltz (kick on 1, snare on 2 and 3; beats = 3) is strongly positive at its
+// beat period only: at half or a third of it the snare falls on whole bars,
+// at twice it on none of the lags.
+double Alternation(const std::vector<double>& kick, const std::vector<double>& snare, double period, int beats) {
+  double inside = 0.0, whole = 0.0;
   int used = 0;
   const double max_lag = static_cast<double>(kick.size()) / 2.0;
   for (int k = 1; k <= params::kTempoBackbeatPairs; ++k) {
-    if (2 * k * period > max_lag) break;
-    odd += CrossCorrelation(kick, snare, (2 * k - 1) * period);
-    even += CrossCorrelation(kick, snare, 2 * k * period);
+    if (k * beats * period > max_lag) break;
+    for (int j = 1; j < beats; ++j) inside += CrossCorrelation(kick, snare, ((k - 1) * beats + j) * period) / (beats - 1);
+    whole += CrossCorrelation(kick, snare, k * beats * period);
     ++used;
   }
-  return used > 0 ? (odd - even) / used : 0.0;
+  return used > 0 ? (inside - whole) / used : 0.0;
 }
 
 }  // namespace
@@ -357,16 +360,24 @@ std::optional<TempoEstimate> TempoEstimator::Estimate() const {
     if (has_kick && !kick.empty() && !snare.empty()) {
       const std::vector<double> ks = Smooth(kick), ss = Smooth(snare);
       const double base = peaks[0].bpm;
-      double best_alt = -1e9, best_level = base;
-      for (double level : {0.5 * base, base, 2.0 * base}) {
+      double best_alt = -1e9, best_level = base, base_alt = -1e9;
+      for (double level : {0.5 * base, base, 2.0 * base, 3.0 * base}) {
         if (level < params::kTempoMinBpm || level > params::kTempoHomogeneousMaxBpm) continue;
-        const double a = Alternation(ks, ss, 60.0 * fr / level);
-        if (a > best_alt) {
-          best_alt = a;
-          best_level = level;
+        for (int beats : {2, 3}) {
+          // Three times the answer is only ever the beat of a waltz read at the bar.
+          if (level == 3.0 * base && beats == 2) continue;
+          const double a = Alternation(ks, ss, 60.0 * fr / level, beats);
+          if (level == base) base_alt = std::max(base_alt, a);
+          if (a > best_alt) {
+            best_alt = a;
+            best_level = level;
+          }
         }
       }
-      if (best_level != base && best_alt >= params::kTempoBackbeatMin) {
+      // A waltz alternates as much at its beat as at two beats (the 6-beat
+      // cycle holds the same lags), so the winner must beat the answer's own
+      // alternation, not just the floor.
+      if (best_level != base && best_alt - std::max(base_alt, 0.0) >= params::kTempoBackbeatMin) {
         std::size_t i = 1;
         while (i < peaks.size() && std::abs(peaks[i].bpm / best_level - 1) >= 0.03) ++i;
         if (i == peaks.size()) {
