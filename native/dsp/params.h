@@ -149,22 +149,24 @@ inline constexpr double kTempoKickBandMaxHz = 150.0;
 inline constexpr double kTempoSnareBandMinHz = 2500.0;
 // RMS of the kick envelope relative to the snare envelope (magnitude rises)
 // below which there is no kick to speak of and the backbeat is not looked
-// for: a click track whose clicks all lie in the snare's bands leaves only
-// leakage in the kick's (measured 0.08..0.1 with the snare's bands from
-// 1.5 kHz, and the accent then read as a backbeat). Recordings of
-// ../shared/eval measure 0.3..20 (a solo trumpet 0.006), drum kits 5..15.
-// Range 0.1..0.3.
-inline constexpr double kTempoKickMinShare = 0.2;
+// for: a click track leaves only leakage in the kick's bands (1.5 / 2.5 kHz
+// clicks measure 0.39..0.46, and their accent then reads as a backbeat at
+// half or double the tempo). Recordings of ../shared/eval with drums measure
+// 0.6..20 (a solo sax 0.29, a solo trumpet 0.006), drum kits 5..15.
+// Range 0.3..0.6.
+inline constexpr double kTempoKickMinShare = 0.5;
 // Bars averaged by the alternation measure (kick-snare lags inside a bar
 // against whole bars): 2 bars of 2 beats span a 4/4 bar. Range 1..4.
 inline constexpr int kTempoBackbeatPairs = 2;
-// Alternation (correlation units) above which the backbeat decides the
-// metrical level (only ever to a level at or below kTempoHomogeneousMaxBpm).
-// Drum patterns with a backbeat give 0.1..0.35 at their beat, other levels
-// < 0.03; 0.02 / 0.035 / 0.05 / 0.07 / 0.1 -> Acc1 generated (seed 1)
-// 82 / 83 / 88 / 86 / 81 %, seed 3 85 / 87 / 92 / 90 / 87 %, eval 83 / 81 /
-// 83 / 81 / 81 % (measured before the kick-share and 200 BPM gates). Range 0..0.3.
-inline constexpr double kTempoBackbeatMin = 0.05;
+// Alternation (correlation units) by which a level must beat the answer's
+// own (or zero) for the backbeat to move the answer there (only ever to a
+// level at or below kTempoHomogeneousMaxBpm). Drum patterns with a backbeat
+// give 0.1..0.35 at their beat, 0.03..0.05 under a band's bass and chords,
+// other levels < 0.03. Measured, Acc1 generated seed 1 / 3 / 5 / eval:
+// 0.02 -> 96 / 95 / 93 / 86 %, 0.03 -> 97 / 95 / 93 / 86 %, 0.04 -> 94 / 95 /
+// 93 / 85 %, 0.05 -> 93 / 97 / 90 / 85 %, 0.08 -> 92 / 92 / - / 81 %.
+// Range 0..0.3.
+inline constexpr double kTempoBackbeatMin = 0.03;
 // Below this RMS of the detrended envelope (mean log rise per band and frame)
 // nothing moves at all: digital silence, DC, a constant signal. Measured:
 // drums ~1, speech-like babble ~0.4, white noise ~0.07, a held sine ~0.005
