@@ -167,6 +167,11 @@ inline constexpr int kTempoBackbeatPairs = 2;
 // 93 / 85 %, 0.05 -> 93 / 97 / 90 / 85 %, 0.08 -> 92 / 92 / - / 81 %.
 // Range 0..0.3.
 inline constexpr double kTempoBackbeatMin = 0.03;
+// Margin of the chosen level's alternation over every other level's at which
+// the backbeat fully settles the metrical level in the confidence (see
+// tempo.h). 0.03 / 0.05 / 0.1 / 0.2 give the same confidence ranking on
+// the generated sets and ../shared/eval. Range 0.03..0.3.
+inline constexpr double kTempoBackbeatFull = 0.1;
 // Below this RMS of the detrended envelope (mean log rise per band and frame)
 // nothing moves at all: digital silence, DC, a constant signal. Measured:
 // drums ~1, speech-like babble ~0.4, white noise ~0.07, a held sine ~0.005

@@ -344,6 +344,8 @@ std::optional<TempoEstimate> TempoEstimator::Estimate() const {
       }
     }
   }
+  // How clearly the backbeat marks the chosen level (0 without one).
+  double backbeat = 0.0;
   {
     // Backbeat: where a kick and a snare alternate, the beat is the period
     // between them (the snare marks 2 and 4), whatever the prior prefers.
@@ -360,24 +362,28 @@ std::optional<TempoEstimate> TempoEstimator::Estimate() const {
     if (has_kick && !kick.empty() && !snare.empty()) {
       const std::vector<double> ks = Smooth(kick), ss = Smooth(snare);
       const double base = peaks[0].bpm;
-      double best_alt = -1e9, best_level = base, base_alt = -1e9;
-      for (double level : {0.5 * base, base, 2.0 * base, 3.0 * base}) {
-        if (level < params::kTempoMinBpm || level > params::kTempoHomogeneousMaxBpm) continue;
+      const double levels[4] = {0.5 * base, base, 2.0 * base, 3.0 * base};
+      double alt[4] = {0.0, 0.0, 0.0, 0.0};  // best alternation per level, 0 when out of range
+      for (int l = 0; l < 4; ++l) {
+        if (levels[l] < params::kTempoMinBpm || levels[l] > params::kTempoHomogeneousMaxBpm) continue;
         for (int beats : {2, 3}) {
           // Three times the answer is only ever the beat of a waltz read at the bar.
-          if (level == 3.0 * base && beats == 2) continue;
-          const double a = Alternation(ks, ss, 60.0 * fr / level, beats);
-          if (level == base) base_alt = std::max(base_alt, a);
-          if (a > best_alt) {
-            best_alt = a;
-            best_level = level;
-          }
+          if (l == 3 && beats == 2) continue;
+          alt[l] = std::max(alt[l], Alternation(ks, ss, 60.0 * fr / levels[l], beats));
         }
       }
+      const int best = static_cast<int>(std::max_element(alt, alt + 4) - alt);
       // A waltz alternates as much at its beat as at two beats (the 6-beat
       // cycle holds the same lags), so the winner must beat the answer's own
-      // alternation, not just the floor.
-      if (best_level != base && best_alt - std::max(base_alt, 0.0) >= params::kTempoBackbeatMin) {
+      // alternation, not just zero.
+      const double best_level = levels[best];
+      const int chosen = best != 1 && alt[best] - alt[1] >= params::kTempoBackbeatMin ? best : 1;
+      double others = 0.0;
+      for (int l = 0; l < 4; ++l) {
+        if (l != chosen) others = std::max(others, alt[l]);
+      }
+      backbeat = std::clamp((alt[chosen] - others) / params::kTempoBackbeatFull, 0.0, 1.0);
+      if (chosen != 1) {
         std::size_t i = 1;
         while (i < peaks.size() && std::abs(peaks[i].bpm / best_level - 1) >= 0.03) ++i;
         if (i == peaks.size()) {
@@ -436,8 +442,11 @@ std::optional<TempoEstimate> TempoEstimator::Estimate() const {
           ? std::clamp(LocalComb(p.acf, fr, double_bpm, harmonics) / comb, 0.0, 1.0)
           : 0.0;
   const double length = 1.0 - std::exp(-seconds / params::kTempoEvidenceSeconds);
+  // A backbeat that marks the level settles what the comb leaves open.
+  const double settled = std::max(level, backbeat);
+  const double ambiguous = doubled * (1.0 - backbeat);
   out.confidence = std::clamp(
-      clarity * (0.5 + 0.5 * level) * (1.0 - params::kTempoDoubleAmbiguityWeight * doubled) * length, 0.0, 1.0);
+      clarity * (0.5 + 0.5 * settled) * (1.0 - params::kTempoDoubleAmbiguityWeight * ambiguous) * length, 0.0, 1.0);
 
   // Beats: Ellis (2007) dynamic programming on the equalised envelope.
   const double period = 60.0 * fr / best_bpm;
