@@ -28,12 +28,17 @@ class MonoResampler {
   struct StateDeleter {
     void operator()(SpeexResamplerState_* st) const;
   };
-  MonoResampler(SpeexResamplerState_* st, int channels, double ratio);
+  explicit MonoResampler(int channels);
 
-  std::unique_ptr<SpeexResamplerState_, StateDeleter> state_;  // null when rates are equal
+  // Null when the rates are equal; second_ only when the first stage is an
+  // integer decimation to an intermediate rate (see resampler.cc).
+  std::unique_ptr<SpeexResamplerState_, StateDeleter> first_;
+  std::unique_ptr<SpeexResamplerState_, StateDeleter> second_;
   int channels_;
-  double ratio_;               // output rate / input rate
+  double first_ratio_ = 1.0;   // output rate / input rate of each stage
+  double second_ratio_ = 1.0;
   std::vector<float> mono_;    // downmixed input awaiting resampling
+  std::vector<float> mid_;     // first stage's output awaiting the second
 };
 
 }  // namespace trackscan::dsp
