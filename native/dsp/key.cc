@@ -128,7 +128,27 @@ std::optional<KeyEstimate> KeyEstimator::Estimate(const TonalFeatures& features,
   }
   std::array<int, 24> order{};
   for (int k = 0; k < 24; ++k) order[k] = k;
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return score[a] > score[b]; });
+  auto rank = [&] { std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return score[a] > score[b]; }); };
+  rank();
+
+  // Minor or its relative major? The two share one scale, so the profiles
+  // tell them apart only by tonic emphasis. The raised seventh (harmonic and
+  // melodic minor: the leading tone in the V chord) is the one pitch class
+  // that marks the minor key: in the relative major it is the rare #5. It
+  // counts by how far it stands above the other chromatic pitch classes of
+  // the minor key, and only for minor: most rock and modal minor music never
+  // raises the seventh, so its absence says nothing. Only the best key's
+  // pair is decided this way: for any other minor key that pitch class is
+  // just as likely a diatonic note of a neighbouring key.
+  {
+    const int minor_key = order[0] >= 12 ? order[0] : 12 + (order[0] + 9) % 12;
+    const int m = minor_key % 12;
+    const double tsum = Sum(treble);
+    auto share = [&](int interval) { return treble[(m + interval) % 12] / tsum; };
+    const double leading_tone = share(11) - 0.25 * (share(1) + share(4) + share(6) + share(9));
+    score[minor_key] += params::kKeyLeadingToneWeight * std::max(0.0, leading_tone);
+    rank();
+  }
 
   // Tonality: participation ratio of the treble chroma above its minimum.
   Chroma lin{};

@@ -12,7 +12,10 @@
 //   3. score the 24 keys by correlating the chroma with rotated key profiles,
 //      treble and bass separately, and add the two (the bass weighted down
 //      when the bass band holds little of the energy);
-//   4. candidate scores are a softmax of the key scores.
+//   4. the best key's relative pair (minor and relative major share a
+//      scale) is decided again with the one pitch class that separates them:
+//      a raised seventh that stands out adds to the minor key's score;
+//   5. candidate scores are a softmax of the key scores.
 //
 // Confidence = fit x margin x tonality x evidence x in-tune, each in 0..1:
 //   fit      the best key's score from kKeyMinFit (0) to kKeyFullFit (1): a
