@@ -140,8 +140,11 @@ std::optional<KeyEstimate> KeyEstimator::Estimate(const TonalFeatures& features,
   // raises the seventh, so its absence says nothing. Only the best key's
   // pair is decided this way: for any other minor key that pitch class is
   // just as likely a diatonic note of a neighbouring key.
+  // The profile scores, before the bonus: what the confidence reads.
+  const std::array<double, 24> profile_score = score;
+  const int minor_key = order[0] >= 12 ? order[0] : 12 + (order[0] + 9) % 12;
+  const int major_key = (minor_key % 12 + 3) % 12;
   {
-    const int minor_key = order[0] >= 12 ? order[0] : 12 + (order[0] + 9) % 12;
     const int m = minor_key % 12;
     const double tsum = Sum(treble);
     auto share = [&](int interval) { return treble[(m + interval) % 12] / tsum; };
@@ -159,7 +162,15 @@ std::optional<KeyEstimate> KeyEstimator::Estimate(const TonalFeatures& features,
   for (double v : lin) sq += (v / lin_sum) * (v / lin_sum);
   const double pitch_classes = lin_sum > 0.0 ? 1.0 / sq : 0.0;
 
-  const double margin = std::clamp((score[order[0]] - score[order[1]]) / params::kKeyFullMargin, 0.0, 1.0);
+  // Margin of the relative pair over the best key outside it, on profile
+  // scores: the bonus decides between the two, it does not make the pair
+  // any more likely, and a mode flip it causes must not read as confidence.
+  const double pair_score = std::max(profile_score[minor_key], profile_score[major_key]);
+  double rival = -1.0;
+  for (int k = 0; k < 24; ++k) {
+    if (k != minor_key && k != major_key) rival = std::max(rival, profile_score[k]);
+  }
+  const double margin = std::clamp((pair_score - rival) / params::kKeyFullMargin, 0.0, 1.0);
   const double tonality = std::clamp((pitch_classes - params::kKeyMinPitchClasses) /
                                          (params::kKeyFullPitchClasses - params::kKeyMinPitchClasses),
                                      0.0, 1.0);
@@ -177,7 +188,7 @@ std::optional<KeyEstimate> KeyEstimator::Estimate(const TonalFeatures& features,
   e.tonic = order[0] % 12;
   e.minor = order[0] >= 12;
   const double fit =
-      std::clamp((score[order[0]] - params::kKeyMinFit) / (params::kKeyFullFit - params::kKeyMinFit), 0.0, 1.0);
+      std::clamp((pair_score - params::kKeyMinFit) / (params::kKeyFullFit - params::kKeyMinFit), 0.0, 1.0);
   e.confidence = fit * margin * tonality * evidence * in_tune;
   for (int i = 0; i < params::kKeyCandidates; ++i) {
     e.candidates.push_back(KeyCandidate{order[i] % 12, order[i] >= 12, prob[order[i]] / z});

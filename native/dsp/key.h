@@ -18,11 +18,17 @@
 //   5. candidate scores are a softmax of the key scores.
 //
 // Confidence = fit x margin x tonality x evidence x in-tune, each in 0..1:
-//   fit      the best key's score from kKeyMinFit (0) to kKeyFullFit (1): a
-//            chroma that matches no profile well gives no confident key;
-//   margin   (best score - second best) / kKeyFullMargin, the usual
-//            predictor of a correct key: a close runner-up is usually the
-//            relative or dominant key and often the answer;
+//   fit      the best profile score of the answer's relative pair from
+//            kKeyMinFit (0) to kKeyFullFit (1): a chroma that matches no
+//            profile well gives no confident key;
+//   margin   (that score - the best profile score of any key outside the
+//            pair) / kKeyFullMargin: a close runner-up is usually the
+//            dominant or subdominant key and often the answer. The pair's
+//            own margin (mode) is left out: on ../shared/eval it predicts
+//            little (confident half exact +9 points alone or in a geometric
+//            mean with this margin, +36 without it, +27 best - second);
+//            a mode error still scores 0.3 (MIREX) and the runner-up
+//            candidate is the other mode;
 //   tonality how many pitch classes carry energy (participation ratio of the
 //            chroma) between kKeyMinPitchClasses (a single note with its
 //            harmonics: no key) and kKeyFullPitchClasses;

@@ -235,8 +235,8 @@ inline constexpr double kKeyMinTonalFrames = 6.0;
 // Tonal frames at which the evidence factor of the confidence reaches 63 %,
 // 5..100. 20 frames = 7.4 s: a 15 s excerpt reads ~0.9, 3 s ~0.3.
 inline constexpr double kKeyEvidenceFrames = 20.0;
-// Score margin (best - runner-up, correlation units) that reads full
-// confidence. Margins on ../shared/eval run 0..0.25; 0.25 keeps the mapping
+// Score margin (the answer's relative pair over the best key outside it,
+// profile scores, correlation units) that reads full confidence. Margins on ../shared/eval run 0..0.25; 0.25 keeps the mapping
 // linear over that range so it ranks rather than saturates.
 inline constexpr double kKeyFullMargin = 0.25;
 // Fit: the best key's score (mean of treble and bass correlations with the
