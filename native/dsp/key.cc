@@ -139,15 +139,23 @@ std::optional<KeyEstimate> KeyEstimator::Estimate(const TonalFeatures& features,
   // the minor key, and only for minor: most rock and modal minor music never
   // raises the seventh, so its absence says nothing. Only the best key's
   // pair is decided this way: for any other minor key that pitch class is
-  // just as likely a diatonic note of a neighbouring key.
+  // just as likely a diatonic note of a neighbouring key. Read from partials
+  // that are no overtone: the 5th harmonic of the fifth (E -> G# in A minor)
+  // lands on the raised seventh, so low chords in the relative major would
+  // otherwise fake it (4 of 24 major pad loops in key_test read minor).
   // The profile scores, before the bonus: what the confidence reads.
   const std::array<double, 24> profile_score = score;
   const int minor_key = order[0] >= 12 ? order[0] : 12 + (order[0] + 9) % 12;
   const int major_key = (minor_key % 12 + 3) % 12;
   {
     const int m = minor_key % 12;
-    const double tsum = Sum(treble);
-    auto share = [&](int interval) { return treble[(m + interval) % 12] / tsum; };
+    Chroma fund = Fold(features.treble_fundamentals, tuning_cents);
+    const double fsum = Sum(fund);
+    if (fsum > 0.0) {
+      for (double& v : fund) v = std::log1p(gamma * 12.0 * v / fsum);
+    }
+    const double tsum = Sum(fund);
+    auto share = [&](int interval) { return tsum > 0.0 ? fund[(m + interval) % 12] / tsum : 0.0; };
     const double leading_tone = share(11) - 0.25 * (share(1) + share(4) + share(6) + share(9));
     score[minor_key] += params::kKeyLeadingToneWeight * std::max(0.0, leading_tone);
     rank();

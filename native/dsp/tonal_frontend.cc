@@ -188,6 +188,7 @@ void TonalFrontend::AnalyseFrame() {
     if (p.freq_hz <= params::kTonalChromaMaxHz) {
       const double fine = (p.cents - 1200.0 * std::floor(p.cents / 1200.0)) / (1200.0 / kFineChromaBins);
       Splat(p.freq_hz < params::kTonalBassMaxHz ? &seg->bass : &seg->treble, fine, p.weight);
+      if (!overtone && p.freq_hz >= params::kTonalBassMaxHz) Splat(&features_.treble_fundamentals, fine, p.weight);
     }
   }
   const auto peaks = static_cast<int>(peaks_.size());

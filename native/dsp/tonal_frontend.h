@@ -47,6 +47,11 @@ struct TonalFeatures {
   // on i cents (weights are split linearly between the two nearest bins).
   std::array<double, kTuningHistogramBins> tuning_histogram{};
   std::vector<TonalSegment> segments;  // in time order, at most kTonalMaxSegments
+  // Treble peaks (as in TonalSegment::treble) that are no overtone of a lower
+  // partial (none near f/3, f/5, f/7), over the whole input. The 5th harmonic
+  // of a note sits a major third above it, on a pitch class that may not be
+  // in the key; cues that hang on one such pitch class read this instead.
+  std::array<float, kFineChromaBins> treble_fundamentals{};
   double frames = 0;                   // frames analysed
   double tonal_frames = 0;             // frames with at least kTonalMinFramePeaks peaks
   double peak_weight = 0;              // total weight of all peaks, tuning band

@@ -38,6 +38,12 @@ std::vector<float> HarmonicChord(const std::vector<double>& midis, double a4_hz,
 std::vector<float> KeyPiece(int tonic, bool minor, double a4_hz, double seconds, double rate_hz, int variant,
                             std::uint32_t seed);
 
+// Held chords only (no bass line, no melody), one a bar at 120 BPM, looping
+// i-VI-III-V in minor or vi-IV-I-V in major and ending on the tonic. In
+// minor every chord but V is also diatonic to the relative major, so the
+// raised seventh in V is the main cue to the mode.
+std::vector<float> PadLoop(int tonic, bool minor, double a4_hz, double seconds, double rate_hz, std::uint32_t seed);
+
 // Voiced speech-like sound: a buzz whose pitch glides continuously between
 // about 90 and 250 Hz, shaped by moving formants, in syllables with pauses.
 std::vector<float> SpeechLike(double seconds, double rate_hz, std::uint32_t seed);

@@ -72,6 +72,27 @@ TEST(KeyTest, AllKeysAllProgressions) {
   EXPECT_GE(exact, static_cast<int>(std::ceil(0.98 * total)));  // the target: >= 98 % exact
 }
 
+// Minor or relative major when the chords say little: held chords only,
+// i-VI-III-V against vi-IV-I-V in the relative major's own pitch set.
+TEST(KeyTest, RelativeModeFromChordsAlone) {
+  int exact = 0, total = 0;
+  for (int tonic = 0; tonic < 12; ++tonic) {
+    for (bool minor : {false, true}) {
+      const auto e = Measure(testing::PadLoop(tonic, minor, 440.0, 16.0, kRate, 17 * tonic + minor));
+      ASSERT_TRUE(e.has_value()) << Name(tonic, minor);
+      ++total;
+      if (e->tonic == tonic && e->minor == minor) {
+        ++exact;
+      } else {
+        std::printf("[ miss   ] %s pad loop -> %s, confidence %.2f\n", Name(tonic, minor).c_str(),
+                    Name(e->tonic, e->minor).c_str(), e->confidence);
+      }
+    }
+  }
+  std::printf("[ metric ] pad loops exact %d / %d\n", exact, total);
+  EXPECT_GE(exact, total - 1);
+}
+
 // Tuning-aware chroma: the same pieces a third of a semitone sharp or flat.
 TEST(KeyTest, KeysAtOtherTunings) {
   int exact = 0, total = 0;
