@@ -12,13 +12,17 @@
 //   3. score the 24 keys by correlating the chroma with rotated key profiles,
 //      treble and bass separately, and add the two (the bass weighted down
 //      when the bass band holds little of the energy);
-//   4. the best key's relative pair (minor and relative major share a
-//      scale) is decided again with the one pitch class that separates them:
-//      a raised seventh that stands out adds to the minor key's score;
+//   4. second stages, each on the one pitch class that tells two keys with
+//      nearly the same scale apart, read from partials that are no overtone
+//      (TonalFeatures::treble_fundamentals) and counted only when present:
+//      a major best key against its fifth neighbours (its #4 against its 4th
+//      for the dominant, its b7 against its 7th for the subdominant),
+//      then the best key's relative pair (a raised seventh that stands out
+//      adds to the minor key's score);
 //   5. candidate scores are a softmax of the key scores.
 //
 // Confidence = fit x margin x tonality x evidence x in-tune, each in 0..1:
-//   fit      the best profile score of the answer's relative pair from
+//   fit      the best profile score (step 3) of the answer's relative pair from
 //            kKeyMinFit (0) to kKeyFullFit (1): a chroma that matches no
 //            profile well gives no confident key;
 //   margin   (that score - the best profile score of any key outside the
@@ -28,7 +32,8 @@
 //            little (confident half exact +9 points alone or in a geometric
 //            mean with this margin, +36 without it, +27 best - second);
 //            a mode error still scores 0.3 (MIREX) and the runner-up
-//            candidate is the other mode;
+//            candidate is the other mode. When step 4 overturns the
+//            profiles' choice of pair, the margin and the confidence are 0;
 //   tonality how many pitch classes carry energy (participation ratio of the
 //            chroma) between kKeyMinPitchClasses (a single note with its
 //            harmonics: no key) and kKeyFullPitchClasses;
