@@ -12,7 +12,7 @@ namespace trackscan::dsp::params {
 
 // "MAJOR.MINOR.PATCH" of the analysis engine (SPEC.md analyzer_version). The
 // result cache keys on it, so a change that can move any number must bump it.
-inline constexpr const char* kAnalyzerVersion = "0.2.0";
+inline constexpr const char* kAnalyzerVersion = "0.3.0";
 
 // ---- Input limits -------------------------------------------------------
 // Hz. 8 kHz (telephone audio) to 384 kHz (the highest rate ffmpeg's PCM

@@ -61,7 +61,7 @@ test('tempo: the labelled beat on at least 90 % of band and drum pieces, half/do
   assert.ok(acc1 >= 0.9, `Acc1 ${(100 * acc1).toFixed(1)} %; misses:\n${misses.join('\n')}`);
 });
 
-test('key: the labelled key on at least 90 % of band and chord pieces', async (t) => {
+test('key: the labelled key on at least 95 % of band and chord pieces (one miss in 27 at most)', async (t) => {
   const keyed = (await all()).filter((o) => o.piece.truth.key !== null);
   assert.ok(keyed.length >= 20, `${keyed.length} keyed pieces`);
   const misses: string[] = [];
@@ -74,7 +74,7 @@ test('key: the labelled key on at least 90 % of band and chord pieces', async (t
   }
   const exact = 1 - misses.length / keyed.length;
   t.diagnostic(`exact ${(100 * exact).toFixed(1)} % of ${keyed.length}`);
-  assert.ok(exact >= 0.9, `exact ${(100 * exact).toFixed(1)} %; misses:\n${misses.join('\n')}`);
+  assert.ok(exact >= 0.95, `exact ${(100 * exact).toFixed(1)} %; misses:\n${misses.join('\n')}`);
 });
 
 // A4 is reported within +-50 cents of 440 Hz (a tuning a semitone away is the
