@@ -9,9 +9,10 @@ cd "$(dirname "$0")/.."
 # Runtime: ffmpeg decodes; the -dev packages build the addon (KissFFT FFTs,
 # libebur128 loudness, speexdsp resampling); pkg-config finds them.
 # Build/test: g++ and make (node-gyp), cmake + libgtest-dev (native tests),
-# redis-server (the Redis backend's tests), clang (the fuzz target).
+# redis-server (the Redis backend's tests), clang and libclang-rt-dev (the fuzz
+# target: libFuzzer and the sanitizer runtimes, only recommended by clang).
 packages=(ffmpeg pkg-config g++ make python3 cmake libkissfft-dev libebur128-dev libspeexdsp-dev
-          libgtest-dev redis-server clang patchelf chromium)
+          libgtest-dev redis-server clang libclang-rt-dev patchelf chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
