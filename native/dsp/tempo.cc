@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <utility>
 
 #include "params.h"
@@ -373,10 +372,10 @@ std::optional<TempoEstimate> TempoEstimator::Estimate() const {
         }
       }
       const int best = static_cast<int>(std::max_element(alt, alt + 4) - alt);
+      const double best_level = levels[best];
       // A waltz alternates as much at its beat as at two beats (the 6-beat
       // cycle holds the same lags), so the winner must beat the answer's own
       // alternation, not just zero.
-      const double best_level = levels[best];
       const int chosen = best != 1 && alt[best] - alt[1] >= params::kTempoBackbeatMin ? best : 1;
       double others = 0.0;
       for (int l = 0; l < 4; ++l) {
