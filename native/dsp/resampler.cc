@@ -69,15 +69,16 @@ Result<MonoResampler> MonoResampler::Create(double input_rate_hz, int channels, 
   MonoResampler r(channels);
   if (in_rate == out_rate) return r;
   const spx_uint32_t mid_rate = IntegerStage(in_rate, out_rate);
-  Result<SpeexResamplerState*> first = NewStage(in_rate, mid_rate == in_rate ? out_rate : mid_rate);
+  const spx_uint32_t first_out = mid_rate == in_rate ? out_rate : mid_rate;
+  Result<SpeexResamplerState*> first = NewStage(in_rate, first_out);
   if (!first.ok()) return first.status();
   r.first_.reset(first.value());
-  r.first_ratio_ = static_cast<double>(mid_rate == in_rate ? out_rate : mid_rate) / in_rate;
-  if (mid_rate != in_rate && mid_rate != out_rate) {
-    Result<SpeexResamplerState*> second = NewStage(mid_rate, out_rate);
+  r.first_ratio_ = static_cast<double>(first_out) / in_rate;
+  if (first_out != out_rate) {
+    Result<SpeexResamplerState*> second = NewStage(first_out, out_rate);
     if (!second.ok()) return second.status();
     r.second_.reset(second.value());
-    r.second_ratio_ = static_cast<double>(out_rate) / mid_rate;
+    r.second_ratio_ = static_cast<double>(out_rate) / first_out;
   }
   return r;
 }

@@ -348,8 +348,6 @@ std::optional<TempoEstimate> TempoEstimator::Estimate() const {
   {
     // Backbeat: where a kick and a snare alternate, the beat is the period
     // between them (the snare marks 2 and 4), whatever the prior prefers.
-    const std::vector<double> kick = Condition(low_flux_, fr);
-    const std::vector<double> snare = Condition(high_flux_, fr);
     double low2 = 0.0, high2 = 0.0;
     for (std::size_t i = 0; i < n; ++i) {
       low2 += static_cast<double>(low_flux_[i]) * low_flux_[i];
@@ -358,7 +356,9 @@ std::optional<TempoEstimate> TempoEstimator::Estimate() const {
     // Both kinds of event must be there: a click track or a pattern of hats
     // alone leaves only leakage in the kick's bands.
     const bool has_kick = low2 >= params::kTempoKickMinShare * params::kTempoKickMinShare * high2;
-    if (has_kick && !kick.empty() && !snare.empty()) {
+    const std::vector<double> kick = has_kick ? Condition(low_flux_, fr) : std::vector<double>{};
+    const std::vector<double> snare = has_kick ? Condition(high_flux_, fr) : std::vector<double>{};
+    if (!kick.empty() && !snare.empty()) {
       const std::vector<double> ks = Smooth(kick), ss = Smooth(snare);
       const double base = peaks[0].bpm;
       const double levels[4] = {0.5 * base, base, 2.0 * base, 3.0 * base};
