@@ -10,9 +10,10 @@ cd "$(dirname "$0")/.."
 # libebur128 loudness, speexdsp resampling); pkg-config finds them.
 # Build/test: g++ and make (node-gyp), cmake + libgtest-dev (native tests),
 # redis-server (the Redis backend's tests), clang and libclang-rt-dev (the fuzz
-# target: libFuzzer and the sanitizer runtimes, only recommended by clang).
+# target: libFuzzer and the sanitizer runtimes, only recommended by clang),
+# espeak-ng (real speech for the "no confident answer" tests).
 packages=(ffmpeg pkg-config g++ make python3 cmake libkissfft-dev libebur128-dev libspeexdsp-dev
-          libgtest-dev redis-server clang libclang-rt-dev patchelf chromium)
+          libgtest-dev redis-server clang libclang-rt-dev patchelf chromium espeak-ng)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
