@@ -301,12 +301,59 @@ export function speedByFormat(rows: readonly Row[], predictions: readonly Predic
   return formats.length ? lines.join('\n') : '(no sample rates recorded in this run: no speed by format)';
 }
 
+/**
+ * How right the answers are in each band of their own confidence: what a
+ * user can read off a confidence. Only for rows whose confidence is 0..1 by
+ * contract (trackscan's); Essentia's strengths have scales of their own.
+ */
+export const CONFIDENCE_BANDS = [0, 0.1, 0.3, 0.5] as const;
+
+export function confidenceBands(row: Row, predictions: readonly Prediction[]): string {
+  const band = (c: number | null): number => {
+    const x = c === null || !Number.isFinite(c) ? 0 : c;
+    let i = 0;
+    while (i + 1 < CONFIDENCE_BANDS.length && x >= CONFIDENCE_BANDS[i + 1]!) i++;
+    return i;
+  };
+  const tempo = CONFIDENCE_BANDS.map(() => ({ right: 0, n: 0 }));
+  const key = CONFIDENCE_BANDS.map(() => ({ right: 0, n: 0 }));
+  for (const p of predictions) {
+    if (row.tempo && p.label.bpm !== null) {
+      const a = row.tempo(p);
+      const b = tempo[band(a.value === null ? null : a.confidence)]!;
+      b.n++;
+      if (tempoAcc1(a.value, p.label.bpm)) b.right++;
+    }
+    const label = parseKey(p.label.key);
+    if (row.key && label !== null) {
+      const a = row.key(p);
+      const estimate = parseKey(a.value);
+      const b = key[band(estimate === null ? null : a.confidence)]!;
+      b.n++;
+      if (keyExact(estimate, label)) b.right++;
+    }
+  }
+  const cell = (x: { right: number; n: number }): string => (x.n ? `${((100 * x.right) / x.n).toFixed(0)} % of ${x.n}` : '—');
+  const lines = [
+    `### ${row.name}: right answers by confidence (tempo Acc1, key exact; no answer counts as confidence 0)`,
+    '',
+    '| confidence | tempo | key |',
+    '|---|---|---|',
+  ];
+  CONFIDENCE_BANDS.forEach((lo, i) => {
+    const hi = CONFIDENCE_BANDS[i + 1];
+    lines.push(`| ${hi === undefined ? `≥ ${lo}` : `${lo} – ${hi}`} | ${cell(tempo[i]!)} | ${cell(key[i]!)} |`);
+  });
+  return lines.join('\n');
+}
+
 /** Tables for every group (in order of first appearance), for all recordings, and tempo by genre. */
 export function report(rows: readonly Row[], predictions: readonly Prediction[]): string {
   const groups = [...new Set(predictions.map((p) => p.group))];
   const parts = groups.map((g) => table(g, rows, predictions.filter((p) => p.group === g)));
   if (groups.length > 1) parts.push(table('all', rows, predictions));
   if (predictions.some((p) => p.label.bpm !== null)) parts.push(tempoByGenre(rows, predictions));
+  if (rows[0]) parts.push(confidenceBands(rows[0], predictions));
   parts.push(speedByFormat(rows, predictions));
   return parts.join('\n\n');
 }

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import {
   confidenceInformativeness, keyExact, median, mirexKeyScore, parseKey, quantile, tempoAcc1, tempoAcc2, tuningErrorCents, wrapCents,
 } from '../../bench/accuracy/metrics.js';
+import { confidenceBands, defaultRows, type Prediction } from '../../bench/accuracy/report.js';
 
 test('tempo Acc1 is 4 % of the label, Acc2 adds 2, 1/2, 3 and 1/3', () => {
   assert.ok(tempoAcc1(104, 100));
@@ -77,4 +78,27 @@ test('confidence informativeness: top half minus bottom half, in points', () => 
   assert.equal(confidenceInformativeness([tied[0]!, tied[2]!, tied[1]!, tied[3]!]), 50);
   // Odd count: the middle one is left out.
   assert.equal(confidenceInformativeness([{ confidence: 3, score: 1 }, { confidence: 2, score: 0 }, { confidence: 1, score: 0 }]), 100);
+});
+
+test('confidence bands: right answers per band of the row\'s own confidence', () => {
+  const p = (bpm: number | null, bpmConfidence: number | null, key: string | null, keyConfidence: number | null): Prediction => ({
+    path: 'x', group: 'g', genre: null, durationSeconds: 10, label: { bpm: 120, key: 'A minor', hz: null }, referenceLufs: null,
+    trackscan: {
+      bpm, bpmConfidence, key, keyConfidence, hz: null, hzConfidence: null, integratedLufs: null, cpuSeconds: 0, wallSeconds: 0,
+      loudnessOnlyCpuSeconds: 0, warnings: [],
+    },
+  });
+  const predictions = [
+    p(120, 0.05, 'A minor', 0.9), // tempo right in 0-0.1, key right in >= 0.5
+    p(60, 0.2, 'C major', 0.2), // both wrong in 0.1-0.3
+    p(121, 0.3, 'A minor', 0.5), // band edges belong to the band above
+    p(null, null, null, null), // no answer: confidence 0, wrong
+  ];
+  const lines = confidenceBands(defaultRows(false, false)[0]!, predictions).split('\n');
+  assert.deepEqual(lines.slice(4), [
+    '| 0 – 0.1 | 50 % of 2 | 0 % of 1 |',
+    '| 0.1 – 0.3 | 0 % of 1 | 0 % of 1 |',
+    '| 0.3 – 0.5 | 100 % of 1 | — |',
+    '| ≥ 0.5 | — | 100 % of 2 |',
+  ]);
 });
