@@ -88,11 +88,12 @@ for (let i = 0; i < items.length; i++) {
   if (r.debug) line += `  [${r.debug}]`;
   console.log(line);
 }
-conf.sort((a, b) => b[0] - a[0]);
-const half = Math.floor(conf.length / 2);
-const acc = (xs) => (100 * xs.reduce((s, x) => s + x[1], 0)) / Math.max(1, xs.length);
+// The harness's split (ties across the cut shared, odd middle left out), so
+// the figures here and in bench/RESULTS.md agree; needs `npm run build:ts`.
+const { confidenceInformativeness } = await import(resolve('dist/bench/accuracy/metrics.js'));
+const split = confidenceInformativeness(conf.map(([confidence, score]) => ({ confidence, score })));
 speed.sort((a, b) => a - b);
 console.log(`key: n=${n} MIREX ${(100 * sum / n).toFixed(1)} % exact ${(100 * exact / n).toFixed(1)} %; ` +
-  `confident half exact ${acc(conf.slice(0, half)).toFixed(1)} % vs ${acc(conf.slice(half)).toFixed(1)} %`);
+  `confidence split (confident half exact minus the other half) ${split === null ? '-' : `${split >= 0 ? '+' : ''}${split.toFixed(1)}`} points`);
 if (cents.length) console.log(`tuning |err| cents: ${cents.map((c) => c.toFixed(2)).join(' ')}`);
 console.log(`speed: median ${speed[Math.floor(speed.length / 2)].toFixed(4)} s per minute (whole analyzer)`);
