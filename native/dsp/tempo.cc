@@ -223,6 +223,12 @@ TempoEstimator::TempoEstimator(double sample_rate_hz, RealFft fft)
     if (upper_edge <= params::kTempoKickBandMaxHz) low_bands_ = std::max(low_bands_, b + 1);
     if (lower_edge >= params::kTempoSnareBandMinHz) high_from_band_ = b;
   }
+  const std::size_t stride = static_cast<std::size_t>(params::kTempoSnareBinStride);
+  for (std::size_t k = 1; k < bins; ++k) {
+    if (band_of_bin_[k] < high_from_band_) continue;
+    if (snare_bins_.empty() || k - snare_bins_.front() == snare_bins_.size() * stride) snare_bins_.push_back(k);
+  }
+  bin_history_.assign(params::kTempoFluxLagFrames, std::vector<float>(snare_bins_.size(), 0.0f));
   // Frame k is centred on sample k * hop: start with half a frame of zeros.
   pending_.assign(n / 2, 0.0f);
   frame_.resize(n);
@@ -279,6 +285,30 @@ void TempoEstimator::ProcessFrame() {
   flux_.push_back(static_cast<float>(flux / params::kTempoBands));
   low_flux_.push_back(static_cast<float>(low));
   high_flux_.push_back(static_cast<float>(high));
+  // A snare is noise: it raises every bright bin, where the partials of a
+  // note or chord raise only the few near them. The power mean of order 1/4
+  // of the bins' magnitude rises (times their count) is about their sum for
+  // the first and about the share of bins raised times the sum for the
+  // second; the plain sum goes beside it for the flatness of the whole piece.
+  double snare = 0.0;
+  if (!snare_bins_.empty()) {
+    std::vector<float>& prev = bin_history_[frames_ % bin_history_.size()];
+    const float scale = static_cast<float>(ref);
+    double root_sum = 0.0, sum = 0.0;
+    for (std::size_t j = 0; j < snare_bins_.size(); ++j) {
+      const float m = std::sqrt(power_[snare_bins_[j]]) * scale;
+      const double r = std::max(0.0f, m - prev[j]);
+      root_sum += std::sqrt(std::sqrt(r));
+      sum += r;
+      prev[j] = m;
+    }
+    const double count = static_cast<double>(snare_bins_.size());
+    const double mean = root_sum / count;
+    snare = mean * mean * mean * mean * count;
+    snare_sq_ += snare * snare;
+    bright_sq_ += sum * sum;
+  }
+  snare_flux_.push_back(static_cast<float>(snare));
   ++frames_;
 }
 
@@ -357,7 +387,13 @@ std::optional<TempoEstimate> TempoEstimator::Estimate() const {
     // alone leaves only leakage in the kick's bands.
     const bool has_kick = low2 >= params::kTempoKickMinShare * params::kTempoKickMinShare * high2;
     const std::vector<double> kick = has_kick ? Condition(low_flux_, fr) : std::vector<double>{};
-    const std::vector<double> snare = has_kick ? Condition(high_flux_, fr) : std::vector<double>{};
+    // Where the bright onsets are noise-like enough for a drum kit, the snare
+    // is the broadband envelope; otherwise there is no snare to single out
+    // and the bright bands as a whole (the upper register against the bass:
+    // oom-pah) are what alternates, if anything does.
+    const double flatness = bright_sq_ > 0.0 ? std::sqrt(snare_sq_ / bright_sq_) : 0.0;
+    const std::vector<float>& bright = flatness >= params::kTempoSnareMinFlatness ? snare_flux_ : high_flux_;
+    const std::vector<double> snare = has_kick ? Condition(bright, fr) : std::vector<double>{};
     if (!kick.empty() && !snare.empty()) {
       const std::vector<double> ks = Smooth(kick), ss = Smooth(snare);
       const double base = peaks[0].bpm;
