@@ -1,6 +1,7 @@
 #include "analyzer.h"
 
 #include <cmath>
+#include <limits>
 #include <utility>
 
 #include "params.h"
@@ -57,9 +58,12 @@ Analyzer::Analyzer(const AnalyzerConfig& config, Loudness loudness, std::optiona
 
 Status Analyzer::Push(const float* interleaved, std::size_t frames) {
   const std::size_t samples = frames * static_cast<std::size_t>(config_.channels);
-  bool finite = true;
-  for (std::size_t i = 0; i < samples && finite; ++i) finite = std::isfinite(interleaved[i]);
-  if (!finite) {
+  // |x| <= FLT_MAX is false exactly for NaN and +-Inf. An OR over every
+  // sample, without an early exit, vectorises: about a fifth of the cost of
+  // stopping at the first bad one, which real audio never has.
+  int bad = 0;
+  for (std::size_t i = 0; i < samples; ++i) bad |= !(std::fabs(interleaved[i]) <= std::numeric_limits<float>::max());
+  if (bad != 0) {
     sanitized_.assign(interleaved, interleaved + samples);
     for (float& v : sanitized_) {
       if (!std::isfinite(v)) {
