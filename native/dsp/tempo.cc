@@ -226,7 +226,7 @@ TempoEstimator::TempoEstimator(double sample_rate_hz, RealFft fft)
   const std::size_t stride = static_cast<std::size_t>(params::kTempoSnareBinStride);
   for (std::size_t k = 1; k < bins; ++k) {
     if (band_of_bin_[k] < high_from_band_) continue;
-    if (snare_bins_.empty() || k - snare_bins_.front() == snare_bins_.size() * stride) snare_bins_.push_back(k);
+    if (snare_bins_.empty() || k - snare_bins_.back() == stride) snare_bins_.push_back(k);  // every stride-th
   }
   bin_history_.assign(params::kTempoFluxLagFrames, std::vector<float>(snare_bins_.size(), 0.0f));
   // Frame k is centred on sample k * hop: start with half a frame of zeros.
