@@ -1,9 +1,9 @@
 {
   # One addon target. The DSP sources are listed once, in
   # native/dsp/sources.txt, which CMakeLists.txt reads too. KissFFT,
-  # libebur128 and speexdsp come from the system, found with pkg-config.
+  # libebur128 and libsoxr come from the system, found with pkg-config.
   "variables": {
-    "trackscan_pkgs": "kissfft-float libebur128 speexdsp"
+    "trackscan_pkgs": "kissfft-float libebur128 soxr"
   },
   "targets": [
     {

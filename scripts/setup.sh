@@ -7,12 +7,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Runtime: ffmpeg decodes; the -dev packages build the addon (KissFFT FFTs,
-# libebur128 loudness, speexdsp resampling); pkg-config finds them.
+# libebur128 loudness, libsoxr resampling); pkg-config finds them.
 # Build/test: g++ and make (node-gyp), cmake + libgtest-dev (native tests),
 # redis-server (the Redis backend's tests), clang and libclang-rt-dev (the fuzz
 # target: libFuzzer and the sanitizer runtimes, only recommended by clang),
 # espeak-ng (real speech for the "no confident answer" tests).
-packages=(ffmpeg pkg-config g++ make python3 cmake libkissfft-dev libebur128-dev libspeexdsp-dev
+packages=(ffmpeg pkg-config g++ make python3 cmake libkissfft-dev libebur128-dev libsoxr-dev
           libgtest-dev redis-server clang libclang-rt-dev patchelf chromium espeak-ng)
 missing=()
 for p in "${packages[@]}"; do

@@ -81,13 +81,24 @@ Status Analyzer::Push(const float* interleaved, std::size_t frames) {
     mono_.clear();
     s = resampler_->Process(interleaved, frames, &mono_);
     if (s != Status::kOk) return s;
-    if (tuning_) tuning_->Process(mono_.data(), mono_.size());
-    if (tempo_) tempo_->Process(mono_.data(), mono_.size());
+    FeedEstimators();
   }
   return Status::kOk;
 }
 
+void Analyzer::FeedEstimators() {
+  if (tuning_) tuning_->Process(mono_.data(), mono_.size());
+  if (tempo_) tempo_->Process(mono_.data(), mono_.size());
+}
+
 Result<AnalysisResult> Analyzer::Finish() {
+  if (resampler_) {
+    // The resampler's filter still holds the last few milliseconds.
+    mono_.clear();
+    const Status s = resampler_->Flush(&mono_);
+    if (s != Status::kOk) return s;
+    FeedEstimators();
+  }
   AnalysisResult result;
   result.frames = frames_;
   result.duration_s = static_cast<double>(frames_) / config_.sample_rate_hz;

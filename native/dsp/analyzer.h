@@ -57,6 +57,9 @@ class Analyzer {
            std::optional<TempoEstimator> tempo, std::optional<KeyEstimator> key,
            std::optional<TuningEstimator> tuning);
 
+  // Hands mono_, the front end's latest output, to the estimators.
+  void FeedEstimators();
+
   AnalyzerConfig config_;
   Loudness loudness_;
   std::optional<MonoResampler> resampler_;  // absent when no estimator runs

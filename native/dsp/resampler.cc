@@ -1,6 +1,6 @@
 #include "resampler.h"
 
-#include <speex/speex_resampler.h>
+#include <soxr.h>
 
 #include <algorithm>
 #include <cmath>
@@ -9,82 +9,31 @@
 
 namespace trackscan::dsp {
 
-void MonoResampler::StateDeleter::operator()(SpeexResamplerState_* st) const { speex_resampler_destroy(st); }
-
-namespace {
-
-// speexdsp filters with a precomputed table only when the reduced ratio's
-// denominator is small; 48000 -> 11025 (640/147) falls back to interpolating
-// its filter per sample, four times the work of 44100 -> 11025 at a filter
-// as long. An exact integer decimation first (48000 / 4 = 12000) leaves the
-// fractional step to a low rate and a short filter.
-spx_uint32_t IntegerStage(spx_uint32_t in_rate, spx_uint32_t out_rate) {
-  for (spx_uint32_t k = in_rate / out_rate; k >= 2; --k) {
-    if (in_rate % k == 0) return in_rate / k;
-  }
-  return in_rate;
-}
-
-Result<SpeexResamplerState*> NewStage(spx_uint32_t in_rate, spx_uint32_t out_rate) {
-  int err = RESAMPLER_ERR_SUCCESS;
-  SpeexResamplerState* st = speex_resampler_init(1, in_rate, out_rate, params::kResamplerQuality, &err);
-  if (st == nullptr || err != RESAMPLER_ERR_SUCCESS) {
-    if (st != nullptr) speex_resampler_destroy(st);
-    return err == RESAMPLER_ERR_ALLOC_FAILED ? Status::kOutOfMemory : Status::kInternal;
-  }
-  // Without this the output starts with the filter's latency of zeros,
-  // which would shift every beat time.
-  speex_resampler_skip_zeros(st);
-  return st;
-}
-
-// Appends the resampling of in[0..n) to *out, `ratio` = output / input rate.
-Status Run(SpeexResamplerState* st, const float* in, std::size_t n, double ratio, std::vector<float>* out) {
-  // speexdsp may stop early when the output buffer fills: loop until every
-  // input sample is consumed.
-  std::size_t done = 0;
-  while (done < n) {
-    const std::size_t start = out->size();
-    const std::size_t room = static_cast<std::size_t>(std::ceil((n - done) * ratio)) + 16;
-    out->resize(start + room);
-    spx_uint32_t in_len = static_cast<spx_uint32_t>(n - done);
-    spx_uint32_t out_len = static_cast<spx_uint32_t>(room);
-    const int err = speex_resampler_process_float(st, 0, in + done, &in_len, out->data() + start, &out_len);
-    out->resize(start + out_len);
-    if (err != RESAMPLER_ERR_SUCCESS) return Status::kInternal;
-    if (in_len == 0 && out_len == 0) return Status::kInternal;  // no progress: never spin
-    done += in_len;
-  }
-  return Status::kOk;
-}
-
-}  // namespace
+void MonoResampler::StateDeleter::operator()(soxr* st) const { soxr_delete(st); }
 
 Result<MonoResampler> MonoResampler::Create(double input_rate_hz, int channels, double output_rate_hz) {
   if (!(input_rate_hz >= params::kMinSampleRateHz && input_rate_hz <= params::kMaxSampleRateHz) ||
       channels < params::kMinChannels || channels > params::kMaxChannels || !(output_rate_hz > 0.0)) {
     return Status::kInvalidArgument;
   }
-  const auto in_rate = static_cast<spx_uint32_t>(std::lround(input_rate_hz));
-  const auto out_rate = static_cast<spx_uint32_t>(std::lround(output_rate_hz));
-  MonoResampler r(channels);
-  if (in_rate == out_rate) return r;
-  const spx_uint32_t mid_rate = IntegerStage(in_rate, out_rate);
-  const spx_uint32_t first_out = mid_rate == in_rate ? out_rate : mid_rate;
-  Result<SpeexResamplerState*> first = NewStage(in_rate, first_out);
-  if (!first.ok()) return first.status();
-  r.first_.reset(first.value());
-  r.first_ratio_ = static_cast<double>(first_out) / in_rate;
-  if (first_out != out_rate) {
-    Result<SpeexResamplerState*> second = NewStage(first_out, out_rate);
-    if (!second.ok()) return second.status();
-    r.second_.reset(second.value());
-    r.second_ratio_ = static_cast<double>(out_rate) / first_out;
+  MonoResampler r(channels, output_rate_hz / input_rate_hz);
+  if (input_rate_hz == output_rate_hz) return r;
+  const soxr_io_spec_t io = soxr_io_spec(SOXR_FLOAT32_I, SOXR_FLOAT32_I);
+  const soxr_quality_spec_t quality = soxr_quality_spec(params::kResamplerQuality, 0);
+  // One thread: the analyzer already runs on a worker of its own, one per
+  // request; OpenMP threads on top would only contend for the same cores.
+  const soxr_runtime_spec_t runtime = soxr_runtime_spec(1);
+  soxr_error_t err = nullptr;
+  soxr_t st = soxr_create(input_rate_hz, output_rate_hz, 1, &err, &io, &quality, &runtime);
+  if (st == nullptr || err != nullptr) {
+    if (st != nullptr) soxr_delete(st);
+    return Status::kOutOfMemory;  // soxr fails on valid rates only when it cannot allocate
   }
+  r.soxr_.reset(st);
   return r;
 }
 
-MonoResampler::MonoResampler(int channels) : channels_(channels) {}
+MonoResampler::MonoResampler(int channels, double ratio) : channels_(channels), ratio_(ratio) {}
 
 Status MonoResampler::Process(const float* interleaved, std::size_t frames, std::vector<float>* out) {
   mono_.resize(frames);
@@ -103,15 +52,40 @@ Status MonoResampler::Process(const float* interleaved, std::size_t frames, std:
       mono_[i] = sum * scale;
     }
   }
-  if (!first_) {
+  if (!soxr_) {
     out->insert(out->end(), mono_.begin(), mono_.end());
     return Status::kOk;
   }
-  if (!second_) return Run(first_.get(), mono_.data(), frames, first_ratio_, out);
-  mid_.clear();
-  const Status s = Run(first_.get(), mono_.data(), frames, first_ratio_, &mid_);
-  if (s != Status::kOk) return s;
-  return Run(second_.get(), mid_.data(), mid_.size(), second_ratio_, out);
+  return Run(mono_.data(), frames, out);
+}
+
+Status MonoResampler::Flush(std::vector<float>* out) {
+  if (!soxr_) return Status::kOk;
+  return Run(nullptr, 0, out);
+}
+
+// Appends the resampling of in[0..n) to *out; in == nullptr drains the
+// filter at the end of the input.
+Status MonoResampler::Run(const float* in, std::size_t n, std::vector<float>* out) {
+  // soxr filters in blocks, so one call may return more or less than
+  // n * ratio: loop until the input is consumed and the output stops short
+  // of the room given (when draining: until nothing more comes).
+  constexpr std::size_t kBlockSlack = 4096;
+  std::size_t done = 0;
+  for (;;) {
+    const std::size_t start = out->size();
+    const std::size_t room = static_cast<std::size_t>(std::ceil((n - done) * ratio_)) + kBlockSlack;
+    out->resize(start + room);
+    std::size_t used = 0;
+    std::size_t made = 0;
+    const soxr_error_t err =
+        soxr_process(soxr_.get(), in == nullptr ? nullptr : in + done, n - done, &used, out->data() + start, room, &made);
+    out->resize(start + made);
+    if (err != nullptr) return Status::kInternal;
+    done += used;
+    if (in == nullptr ? made == 0 : done >= n && made < room) return Status::kOk;
+    if (in != nullptr && used == 0 && made == 0) return Status::kInternal;  // no progress: never spin
+  }
 }
 
 }  // namespace trackscan::dsp

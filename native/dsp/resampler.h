@@ -1,6 +1,6 @@
 // Downmix-and-resample stage of the shared front end: interleaved frames at
 // the source rate in, mono samples at params::kAnalysisRateHz out. RAII over
-// the speexdsp resampler (Debian libspeexdsp-dev, Homebrew speexdsp).
+// a libsoxr resampler (Debian libsoxr-dev, Homebrew libsoxr).
 //
 // Downmix is the plain mean of the channels: the estimators look at pitch
 // classes and onsets, for which the sum of channels is what a listener hears.
@@ -13,7 +13,7 @@
 
 #include "status.h"
 
-struct SpeexResamplerState_;
+struct soxr;
 
 namespace trackscan::dsp {
 
@@ -22,23 +22,25 @@ class MonoResampler {
   static Result<MonoResampler> Create(double input_rate_hz, int channels, double output_rate_hz);
 
   // Appends the mono output for `frames` interleaved input frames to *out.
+  // The filter holds back its latency's worth of output until Flush.
   Status Process(const float* interleaved, std::size_t frames, std::vector<float>* out);
+
+  // Appends what the filter still holds, the end of the input. Call once,
+  // after the last Process.
+  Status Flush(std::vector<float>* out);
 
  private:
   struct StateDeleter {
-    void operator()(SpeexResamplerState_* st) const;
+    void operator()(soxr* st) const;
   };
-  explicit MonoResampler(int channels);
+  MonoResampler(int channels, double ratio);
 
-  // Null when the rates are equal; second_ only when the first stage is an
-  // integer decimation to an intermediate rate (see resampler.cc).
-  std::unique_ptr<SpeexResamplerState_, StateDeleter> first_;
-  std::unique_ptr<SpeexResamplerState_, StateDeleter> second_;
+  Status Run(const float* in, std::size_t n, std::vector<float>* out);
+
+  std::unique_ptr<soxr, StateDeleter> soxr_;  // null when the rates are equal
   int channels_;
-  double first_ratio_ = 1.0;   // output rate / input rate of each stage
-  double second_ratio_ = 1.0;
-  std::vector<float> mono_;    // downmixed input awaiting resampling
-  std::vector<float> mid_;     // first stage's output awaiting the second
+  double ratio_;             // output rate / input rate
+  std::vector<float> mono_;  // downmixed input awaiting resampling
 };
 
 }  // namespace trackscan::dsp

@@ -1,6 +1,6 @@
 /**
  * The prebuild (npm run prebuild, which the test command runs first) carries
- * KissFFT, libebur128 and speexdsp beside the addon and loads them from
+ * KissFFT, libebur128, libsoxr and libsoxr's libgomp beside the addon and loads them from
  * there, so a machine without the -dev packages can use it. Proven twice:
  * the loaded libraries' paths, and a run in a private mount namespace where
  * the system's copies are replaced by empty files.
@@ -14,7 +14,7 @@ import { test } from 'node:test';
 import { root } from '../helpers/media.js';
 
 const dir = join(root, 'prebuilds', `${process.platform}-${process.arch}`);
-const LIBS = [/^libkissfft-float\.so\./, /^libebur128\.so\./, /^libspeexdsp\.so\./];
+const LIBS = [/^libkissfft-float\.so\./, /^libebur128\.so\./, /^libsoxr\.so\./, /^libgomp\.so\./];
 
 // Loads the addon with PREBUILDS_ONLY=1 (no fallback to build/), analyses a
 // tone, and prints which files of the libraries the process mapped.
@@ -25,7 +25,7 @@ const PROBE = `
   await a.push(pcm);
   const r = await a.finish();
   const maps = (await import('node:fs')).readFileSync('/proc/self/maps', 'utf8');
-  const libs = [...new Set(maps.split('\\n').map((l) => l.split(/\\s+/).pop()).filter((p) => /kissfft|ebur128|speexdsp|trackscan/.test(p)))];
+  const libs = [...new Set(maps.split('\\n').map((l) => l.split(/\\s+/).pop()).filter((p) => /kissfft|ebur128|soxr|gomp|trackscan/.test(p)))];
   console.log(JSON.stringify({ lufs: r.loudness.integratedLufs, libs }));`;
 
 function probe(wrapper: string[] = []): { status: number | null; stdout: string; stderr: string } {
@@ -34,12 +34,12 @@ function probe(wrapper: string[] = []): { status: number | null; stdout: string;
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-test('the prebuild folder holds the addon, the three libraries and their licences', { skip: process.platform !== 'linux' }, () => {
+test('the prebuild folder holds the addon, the four libraries and their licences', { skip: process.platform !== 'linux' }, () => {
   assert.ok(existsSync(dir), `${dir} is missing: run npm run prebuild`);
   const files = readdirSync(dir);
   assert.ok(files.some((f) => f.endsWith('.node')), files.join(', '));
   for (const lib of LIBS) assert.ok(files.some((f) => lib.test(f)), `${lib} not bundled: ${files.join(', ')}`);
-  assert.ok(readdirSync(join(dir, 'licenses')).length >= 3);
+  assert.ok(readdirSync(join(dir, 'licenses')).length >= LIBS.length);
 });
 
 test('the prebuild loads its bundled libraries, not the system ones', { skip: process.platform !== 'linux' }, () => {
@@ -57,10 +57,10 @@ test('the prebuild loads its bundled libraries, not the system ones', { skip: pr
 // unprivileged user namespaces). Where neither is available the test says so.
 const canUnshare = spawnSync('unshare', ['-m', 'true']).status === 0;
 test('the prebuild works with the system copies of the libraries out of reach', { skip: (process.platform !== 'linux' || !canUnshare) && 'needs unshare -m (root)' }, () => {
-  const systemLibs = spawnSync('sh', ['-c', 'ldconfig -p | grep -E "libkissfft-float|libebur128|libspeexdsp" | sed "s/.*=> //"'], { encoding: 'utf8' })
+  const systemLibs = spawnSync('sh', ['-c', 'ldconfig -p | grep -E "libkissfft-float|libebur128|libsoxr\\.so|libgomp\\.so" | sed "s/.*=> //"'], { encoding: 'utf8' })
     .stdout.split('\n')
     .filter(Boolean);
-  assert.ok(systemLibs.length >= 3, `system libraries not found: ${systemLibs.join(', ')}`);
+  assert.ok(systemLibs.length >= LIBS.length, `system libraries not found: ${systemLibs.join(', ')}`);
   // Bind /dev/null over each system copy (and what its symlink points to).
   const hide = systemLibs.map((l) => `mount --bind /dev/null "$(readlink -f ${l})"`).join(' && ');
   const check = systemLibs.map((l) => `test ! -s "$(readlink -f ${l})"`).join(' && ');

@@ -16,5 +16,5 @@ build=${2:-build-tempo}
 cmake --build "$build" -j2 --target trackscan_dsp >/dev/null
 tool="$build/tempo_eval"
 c++ -O2 -std=c++17 -Inative/dsp bench/dev/tempo/tempo_eval.cc "$build/libtrackscan_dsp.a" \
-  $(pkg-config --libs kissfft-float libebur128 speexdsp) -o "$tool"
+  $(pkg-config --libs kissfft-float libebur128 soxr) -o "$tool"
 "$tool" "$list"

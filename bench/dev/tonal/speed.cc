@@ -5,7 +5,7 @@
 //
 //   g++ -O2 -std=c++17 -Inative/dsp -Inative/testing bench/dev/tonal/speed.cc \
 //     build-tonal/libtrackscan_testing.a build-tonal/libtrackscan_dsp.a \
-//     $(pkg-config --libs kissfft-float libebur128 speexdsp) -o build-tonal/tonal_speed && build-tonal/tonal_speed
+//     $(pkg-config --libs kissfft-float libebur128 soxr) -o build-tonal/tonal_speed && build-tonal/tonal_speed
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
