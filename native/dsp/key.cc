@@ -174,7 +174,12 @@ std::optional<KeyEstimate> KeyEstimator::Estimate(const TonalFeatures& features,
     const int m = minor_key % 12;
     const double leading_tone =
         share(m + 11) - 0.25 * (share(m + 1) + share(m + 4) + share(m + 6) + share(m + 9));
-    score[minor_key] += params::kKeyLeadingToneWeight * std::max(0.0, leading_tone);
+    // Where the profiles already name the major by a clear margin, that
+    // pitch class is more likely the major's own borrowed b6 (the iv or bVI
+    // of pop and jazz: Ab in C major is the G# of A minor).
+    if (score[major_key] - score[minor_key] < params::kKeyLeadingToneMaxMargin) {
+      score[minor_key] += params::kKeyLeadingToneWeight * std::max(0.0, leading_tone);
+    }
     rank();
   }
 

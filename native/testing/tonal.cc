@@ -135,24 +135,42 @@ std::vector<float> KeyPiece(int tonic, bool minor, double a4_hz, double seconds,
   return out;
 }
 
-std::vector<float> PadLoop(int tonic, bool minor, double a4_hz, double seconds, double rate_hz, std::uint32_t seed) {
-  // Chords as semitones above the tonic, root position.
-  static const std::vector<std::vector<int>> kMinorLoop = {{0, 3, 7}, {8, 12, 15}, {3, 7, 10}, {7, 11, 14}};
-  static const std::vector<std::vector<int>> kMajorLoop = {{9, 12, 16}, {5, 9, 12}, {0, 4, 7}, {7, 11, 14}};
-  const std::vector<std::vector<int>>& loop = minor ? kMinorLoop : kMajorLoop;
+namespace {
+
+// Held chords (semitones above the tonic, from C3), one a 2-second bar,
+// cycling through `loop`; the last bar is `last`. With `bass`, each chord's
+// root also sounds an octave below.
+std::vector<float> HeldChords(const std::vector<std::vector<int>>& loop, const std::vector<int>& last, int tonic,
+                              bool bass, double a4_hz, double seconds, double rate_hz, std::uint32_t seed) {
   const Timbre pad{10, 1.0, false};
   const double bar = 2.0;
   const int bars = static_cast<int>(seconds / bar);
   std::vector<float> out(static_cast<std::size_t>(seconds * rate_hz), 0.0f);
   std::uint32_t note_seed = seed * 7919u;
   for (int b = 0; b < bars; ++b) {
-    const std::vector<int>& chord = b == bars - 1 ? (minor ? kMinorLoop[0] : kMajorLoop[2]) : loop[b % 4];
+    const std::vector<int>& chord = b == bars - 1 ? last : loop[b % loop.size()];
     for (int semis : chord) {
       AddNote(&out, rate_hz, b * bar, bar, NoteHz(48 + tonic + semis, a4_hz), 0.25, pad, 1.5, ++note_seed);
     }
+    if (bass) AddNote(&out, rate_hz, b * bar, bar, NoteHz(36 + tonic + chord[0] % 12, a4_hz), 0.3, pad, 1.0, ++note_seed);
   }
   Normalise(&out, 0.7);
   return out;
+}
+
+}  // namespace
+
+std::vector<float> PadLoop(int tonic, bool minor, double a4_hz, double seconds, double rate_hz, std::uint32_t seed) {
+  // Chords as semitones above the tonic, root position.
+  static const std::vector<std::vector<int>> kMinorLoop = {{0, 3, 7}, {8, 12, 15}, {3, 7, 10}, {7, 11, 14}};
+  static const std::vector<std::vector<int>> kMajorLoop = {{9, 12, 16}, {5, 9, 12}, {0, 4, 7}, {7, 11, 14}};
+  return minor ? HeldChords(kMinorLoop, kMinorLoop[0], tonic, false, a4_hz, seconds, rate_hz, seed)
+               : HeldChords(kMajorLoop, kMajorLoop[2], tonic, false, a4_hz, seconds, rate_hz, seed);
+}
+
+std::vector<float> BorrowedIvLoop(int tonic, double a4_hz, double seconds, double rate_hz, std::uint32_t seed) {
+  static const std::vector<std::vector<int>> kLoop = {{0, 4, 7}, {7, 11, 14}, {5, 9, 12}, {5, 8, 12}};
+  return HeldChords(kLoop, kLoop[0], tonic, true, a4_hz, seconds, rate_hz, seed);
 }
 
 std::vector<float> SpeechLike(double seconds, double rate_hz, std::uint32_t seed) {

@@ -44,6 +44,11 @@ std::vector<float> KeyPiece(int tonic, bool minor, double a4_hz, double seconds,
 // raised seventh in V is the main cue to the mode.
 std::vector<float> PadLoop(int tonic, bool minor, double a4_hz, double seconds, double rate_hz, std::uint32_t seed);
 
+// Held chords over their roots, I-V-IV-iv in a major key, ending on I. The
+// borrowed iv's minor third (Ab in C major) is the raised seventh of the
+// relative minor (G# in A minor).
+std::vector<float> BorrowedIvLoop(int tonic, double a4_hz, double seconds, double rate_hz, std::uint32_t seed);
+
 // Voiced speech-like sound: a buzz whose pitch glides continuously between
 // about 90 and 250 Hz, shaped by moving formants, in syllables with pauses.
 std::vector<float> SpeechLike(double seconds, double rate_hz, std::uint32_t seed);

@@ -93,6 +93,24 @@ TEST(KeyTest, RelativeModeFromChordsAlone) {
   EXPECT_GE(exact, total - 1);
 }
 
+// Pop's borrowed iv (I-V-IV-iv) puts the relative minor's raised seventh in
+// a major piece; the tonic still names the major.
+TEST(KeyTest, BorrowedMinorSubdominantStaysMajor) {
+  int exact = 0;
+  for (int tonic = 0; tonic < 12; ++tonic) {
+    const auto e = Measure(testing::BorrowedIvLoop(tonic, 440.0, 16.0, kRate, 31 + tonic));
+    ASSERT_TRUE(e.has_value()) << Name(tonic, false);
+    if (e->tonic == tonic && !e->minor) {
+      ++exact;
+    } else {
+      std::printf("[ miss   ] %s I-V-IV-iv -> %s, confidence %.2f\n", Name(tonic, false).c_str(),
+                  Name(e->tonic, e->minor).c_str(), e->confidence);
+    }
+  }
+  std::printf("[ metric ] I-V-IV-iv loops exact %d / 12\n", exact);
+  EXPECT_GE(exact, 11);
+}
+
 // Tuning-aware chroma: the same pieces a third of a semitone sharp or flat.
 TEST(KeyTest, KeysAtOtherTunings) {
   int exact = 0, total = 0;
