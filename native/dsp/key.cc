@@ -222,7 +222,11 @@ std::optional<KeyEstimate> KeyEstimator::Estimate(const TonalFeatures& features,
   e.minor = order[0] >= 12;
   const double fit =
       std::clamp((pair_score - params::kKeyMinFit) / (params::kKeyFullFit - params::kKeyMinFit), 0.0, 1.0);
-  e.confidence = fit * margin * tonality * evidence * in_tune;
+  // The answer is one of the pair; how clearly did the mode win?
+  const double mode = params::kKeyModeTieFactor +
+                      (1.0 - params::kKeyModeTieFactor) *
+                          std::min(1.0, std::abs(score[minor_key] - score[major_key]) / params::kKeyFullModeMargin);
+  e.confidence = fit * margin * tonality * evidence * in_tune * mode;
   for (int i = 0; i < params::kKeyCandidates; ++i) {
     e.candidates.push_back(KeyCandidate{order[i] % 12, order[i] >= 12, prob[order[i]] / z});
   }

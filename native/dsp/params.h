@@ -12,7 +12,7 @@ namespace trackscan::dsp::params {
 
 // "MAJOR.MINOR.PATCH" of the analysis engine (SPEC.md analyzer_version). The
 // result cache keys on it, so a change that can move any number must bump it.
-inline constexpr const char* kAnalyzerVersion = "0.4.2";
+inline constexpr const char* kAnalyzerVersion = "0.4.3";
 
 // ---- Input limits -------------------------------------------------------
 // Hz. 8 kHz (telephone audio) to 384 kHz (the highest rate ffmpeg's PCM
@@ -292,6 +292,17 @@ inline constexpr double kKeyEvidenceFrames = 20.0;
 // ../shared/eval run 0..0.25; 0.25 keeps the mapping linear over that range
 // so it ranks rather than saturates.
 inline constexpr double kKeyFullMargin = 0.25;
+// Mode factor of the confidence: kKeyModeTieFactor + (1 - it) x
+// min(1, |minor - major| / kKeyFullModeMargin), the final scores (cues in) of
+// the answer and its relative key. The two share a scale, so a near-tie
+// between them is a coin toss the pair margin above cannot see. Confident
+// half minus the other, key exact, FluidSynth corpus (bench/dev/soundfont,
+// 72) / ../shared/eval (44): without +11.1 / +36.4; tie factor 0.5 with full
+// margin 0.15..0.6 +22.2 / +36.4; 0.1 +16.7 / +27.3; tie factor 0.3 or 0.7
+// the same plateau, narrower. Generated seeds 1/3/5 unchanged (at ceiling).
+// Ranges 0..1 / 0.05..1.
+inline constexpr double kKeyModeTieFactor = 0.5;
+inline constexpr double kKeyFullModeMargin = 0.3;
 // Fit: the best key's score (mean of treble and bass correlations with the
 // profile) mapped from min..full to 0..1. How well the chroma looks like any
 // key at all; on ../shared/eval right answers score 0.4..0.94, wrong ones

@@ -173,6 +173,11 @@ std::vector<float> BorrowedIvLoop(int tonic, double a4_hz, double seconds, doubl
   return HeldChords(kLoop, kLoop[0], tonic, true, a4_hz, seconds, rate_hz, seed);
 }
 
+std::vector<float> AeolianLoop(int tonic, double a4_hz, double seconds, double rate_hz, std::uint32_t seed) {
+  static const std::vector<std::vector<int>> kLoop = {{0, 3, 7}, {10, 14, 17}, {8, 12, 15}, {10, 14, 17}};
+  return HeldChords(kLoop, kLoop[0], tonic, true, a4_hz, seconds, rate_hz, seed);
+}
+
 std::vector<float> SpeechLike(double seconds, double rate_hz, std::uint32_t seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> u(0.0, 1.0);

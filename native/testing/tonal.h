@@ -49,6 +49,11 @@ std::vector<float> PadLoop(int tonic, bool minor, double a4_hz, double seconds, 
 // relative minor (G# in A minor).
 std::vector<float> BorrowedIvLoop(int tonic, double a4_hz, double seconds, double rate_hz, std::uint32_t seed);
 
+// Held chords over their roots, i-bVII-bVI-bVII in a minor key, ending on i:
+// never a raised seventh, so its pitch classes are those of the relative
+// major and only the tonic's weight tells the two apart.
+std::vector<float> AeolianLoop(int tonic, double a4_hz, double seconds, double rate_hz, std::uint32_t seed);
+
 // Voiced speech-like sound: a buzz whose pitch glides continuously between
 // about 90 and 250 Hz, shaped by moving formants, in syllables with pauses.
 std::vector<float> SpeechLike(double seconds, double rate_hz, std::uint32_t seed);
