@@ -83,8 +83,14 @@ Status MonoResampler::Run(const float* in, std::size_t n, std::vector<float>* ou
     out->resize(start + made);
     if (err != nullptr) return Status::kInternal;
     done += used;
-    if (in == nullptr ? made == 0 : done >= n && made < room) return Status::kOk;
-    if (in != nullptr && used == 0 && made == 0) return Status::kInternal;  // no progress: never spin
+    if (in == nullptr) {
+      if (made == 0) return Status::kOk;
+      continue;
+    }
+    if (done >= n && made < room) return Status::kOk;
+    // No progress: done when the input is used up (the last call happened to
+    // fill the room exactly), and never a spin otherwise.
+    if (used == 0 && made == 0) return done >= n ? Status::kOk : Status::kInternal;
   }
 }
 
