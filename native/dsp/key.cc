@@ -168,8 +168,8 @@ std::optional<KeyEstimate> KeyEstimator::Estimate(const TonalFeatures& features,
   // just as likely a diatonic note of a neighbouring key. (On all partials,
   // the fifth's 5th harmonic faked it: 4 of 24 major pad loops in key_test
   // read minor.)
-  const int minor_key = order[0] >= 12 ? order[0] : 12 + (order[0] + 9) % 12;
-  const int major_key = (minor_key % 12 + 3) % 12;
+  int minor_key = order[0] >= 12 ? order[0] : 12 + (order[0] + 9) % 12;
+  int major_key = (minor_key % 12 + 3) % 12;
   {
     const int m = minor_key % 12;
     const double leading_tone =
@@ -181,6 +181,45 @@ std::optional<KeyEstimate> KeyEstimator::Estimate(const TonalFeatures& features,
       score[minor_key] += params::kKeyLeadingToneWeight * std::max(0.0, leading_tone);
     }
     rank();
+  }
+
+  // Minor or its relative major, once more: where the input ends on a chord
+  // (TonalFeatures::final_chord), that chord names the tonic, as the final
+  // cadence of most tonal music does. It counts only when it is one of the
+  // two tonic triads (the best of the 24 major and minor triads on its
+  // chroma): a half cadence or a stop on any other chord says nothing. The
+  // two triads share two notes; the minor's root against the major's fifth
+  // is the vote.
+  bool ending_decided = false;
+  if (features.final_chord.frames > 0.0) {
+    const Chroma low = Fold(features.final_chord.bass, tuning_cents);
+    const Chroma high = Fold(features.final_chord.treble, tuning_cents);
+    Chroma chord{};
+    for (int i = 0; i < 12; ++i) chord[i] = low[i] + high[i];
+    int best_triad = 0;
+    double best_fit = -1.0;
+    for (int t = 0; t < 24; ++t) {
+      const int r = t % 12;
+      const double fit = chord[r] + chord[(r + (t >= 12 ? 3 : 4)) % 12] + chord[(r + 7) % 12];
+      if (fit > best_fit) {
+        best_fit = fit;
+        best_triad = t;
+      }
+    }
+    // The keys a profile most often mistakes for the answer: its relative and
+    // its neighbours a fifth either side, in the same mode.
+    const int answer = order[0];
+    const int mode_base = answer >= 12 ? 12 : 0;
+    const bool related = best_triad == answer || best_triad == (answer == minor_key ? major_key : minor_key) ||
+                         best_triad == mode_base + (answer % 12 + 5) % 12 ||
+                         best_triad == mode_base + (answer % 12 + 7) % 12;
+    if (related) {
+      score[best_triad] = std::max(score[best_triad], score[order[0]]) + params::kKeyEndingMargin;
+      rank();
+      minor_key = order[0] >= 12 ? order[0] : 12 + (order[0] + 9) % 12;
+      major_key = (minor_key % 12 + 3) % 12;
+      ending_decided = true;
+    }
   }
 
   // Tonality: participation ratio of the treble chroma above its minimum.
@@ -198,12 +237,16 @@ std::optional<KeyEstimate> KeyEstimator::Estimate(const TonalFeatures& features,
   // the profiles' choice, the margin is <= 0 and so is the confidence
   // (../shared/eval confident half exact 81.8 vs 45.5 % this way, 77.3 vs
   // 50.0 % with the fifth bonus counted in the margin).
+  // Where the final chord named the key, its vote is part of the evidence
+  // the margin measures.
+  const std::array<double, 24>& evidence_score = ending_decided ? score : profile_score;
   const double pair_score = std::max(profile_score[minor_key], profile_score[major_key]);
+  const double pair_evidence = std::max(evidence_score[minor_key], evidence_score[major_key]);
   double rival = -1.0;
   for (int k = 0; k < 24; ++k) {
-    if (k != minor_key && k != major_key) rival = std::max(rival, profile_score[k]);
+    if (k != minor_key && k != major_key) rival = std::max(rival, evidence_score[k]);
   }
-  const double margin = std::clamp((pair_score - rival) / params::kKeyFullMargin, 0.0, 1.0);
+  const double margin = std::clamp((pair_evidence - rival) / params::kKeyFullMargin, 0.0, 1.0);
   const double tonality = std::clamp((pitch_classes - params::kKeyMinPitchClasses) /
                                          (params::kKeyFullPitchClasses - params::kKeyMinPitchClasses),
                                      0.0, 1.0);

@@ -19,7 +19,15 @@
 //      for the dominant, its b7 against its 7th for the subdominant),
 //      then the best key's relative pair (a raised seventh that stands out
 //      adds to the minor key's score);
-//   5. candidate scores are a softmax of the key scores.
+//   5. the final chord: where the input ends by letting a chord ring out
+//      (TonalFeatures::final_chord) and that chord is the tonic triad of the
+//      answer, its relative or a neighbour a fifth away in the same mode,
+//      that key wins (kKeyEndingMargin over the answer). A final cadence
+//      names the tonic where the pitch statistics cannot (an Aeolian loop
+//      has its relative major's pitch classes); excerpts cut mid-music and
+//      fade-outs have no final chord, and a half cadence is none of those
+//      keys' tonic triads;
+//   6. candidate scores are a softmax of the key scores.
 //
 // Confidence = fit x margin x tonality x evidence x in-tune x mode, each in 0..1:
 //   fit      the best profile score (step 3) of the answer's relative pair from
@@ -33,8 +41,10 @@
 //            mean with this margin, +36 without it, +27 best - second);
 //            a mode error still scores 0.3 (MIREX) and the runner-up
 //            candidate is the other mode. When step 4 overturns the
-//            profiles' choice of pair, the margin and the confidence are 0;
-//   mode     the pair's own margin after step 4, softly: a tie between the
+//            profiles' choice of pair, the margin and the confidence are 0.
+//            When the final chord (step 5) named the key, the margin is
+//            taken on the scores with its vote in;
+//   mode     the pair's own margin after steps 4 and 5, softly: a tie between the
 //            relative keys keeps kKeyModeTieFactor of the confidence, a lead
 //            of kKeyFullModeMargin keeps all of it. Alone it predicts little
 //            (above); as a factor it ranks a coin-tossed mode below a clear

@@ -12,7 +12,7 @@ namespace trackscan::dsp::params {
 
 // "MAJOR.MINOR.PATCH" of the analysis engine (SPEC.md analyzer_version). The
 // result cache keys on it, so a change that can move any number must bump it.
-inline constexpr const char* kAnalyzerVersion = "0.4.3";
+inline constexpr const char* kAnalyzerVersion = "0.5.0";
 
 // ---- Input limits -------------------------------------------------------
 // Hz. 8 kHz (telephone audio) to 384 kHz (the highest rate ffmpeg's PCM
@@ -277,6 +277,10 @@ inline constexpr double kKeyLeadingToneMaxMargin = 0.25;
 // the full chroma for all keys (eval 66.8 % at the weight that fixed the
 // generated sets: real music is not diatonic, and harmonics fake the #4).
 inline constexpr double kKeyFifthCueWeight = 2.0;
+// Lead the final chord's key is given over the answer when the input ends
+// on the tonic triad of one of the answer's closely related keys (key.cc);
+// it also sets the mode factor of the confidence. Range 0..0.3.
+inline constexpr double kKeyEndingMargin = 0.1;
 // Log compression of the chroma, log(1 + gamma * 12 * share), 0.1..100.
 // Flat around 1 (0.3 -> 66.6 %, 1 -> 67.7 %, 5 -> 64.1 % on ../shared/eval).
 inline constexpr double kKeyCompression = 1.0;
@@ -410,6 +414,27 @@ inline constexpr int kTonalMinFramePeaks = 3;
 // segments of 2 x 120 floats bound the key state to about 250 kB.
 inline constexpr std::size_t kTonalSegmentFrames = 16;
 inline constexpr std::size_t kTonalMaxSegments = 256;
+// The final chord (tonal_frontend.h). Audible frames kept at the end, 8..64:
+// 32 (11.9 s) hold the last frame at the music's level and the ring-out
+// after it down to kTonalEndingFloorDbfs for most instruments (a held piano
+// chord falls ~6 dB/s, a pad's release is faster). 2 x 120 floats each.
+inline constexpr std::size_t kTonalEndingFrames = 32;
+// Frames quieter than this (dBFS of the 50-1000 Hz band) are silence, not the
+// end of a ring-out; they are not kept. Range -100..-60.
+inline constexpr double kTonalEndingFloorDbfs = -80.0;
+// The ring-out must start within this many dB of the median frame level: a
+// chord played as loud as the music, not the tail of a fade-out (whose last
+// seconds sit 20-40 dB down). Range 6..20.
+inline constexpr double kTonalEndingMinLevelDb = 10.0;
+// ... and fall by at least this much by the end of the input, dB: an excerpt
+// cut mid-music ends at the music's level (../shared/eval's GTZAN excerpts:
+// the last 1.5 s within 3 dB of the median), so does a held synth chord
+// that stops dead. Range 10..30.
+inline constexpr double kTonalEndingDecayDb = 15.0;
+// Largest rise of the level from one frame to the next inside the ring-out,
+// dB: a new attack (the next chord of a fade-out, a drum hit) ends it.
+// Range 0..3.
+inline constexpr double kTonalEndingMaxRiseDb = 1.0;
 
 }  // namespace trackscan::dsp::params
 

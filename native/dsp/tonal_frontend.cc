@@ -76,13 +76,60 @@ void TonalFrontend::Process(const float* mono, std::size_t n) {
 void TonalFrontend::Finish() {
   if (finished_) return;
   finished_ = true;
-  if (new_samples_ == 0) return;
-  // Zero-pad the unfinished hop so its samples are analysed too.
-  const std::size_t pad = params::kTonalHopSize - new_samples_;
-  std::move(buffer_.begin() + static_cast<std::ptrdiff_t>(pad), buffer_.end(), buffer_.begin());
-  std::fill(buffer_.end() - static_cast<std::ptrdiff_t>(pad), buffer_.end(), 0.0f);
-  AnalyseFrame();
-  new_samples_ = 0;
+  if (new_samples_ > 0) {
+    // Zero-pad the unfinished hop so its samples are analysed too (at most
+    // half the window is zeros: -3 dB, far from a ring-out's decay).
+    const std::size_t pad = params::kTonalHopSize - new_samples_;
+    std::move(buffer_.begin() + static_cast<std::ptrdiff_t>(pad), buffer_.end(), buffer_.begin());
+    std::fill(buffer_.end() - static_cast<std::ptrdiff_t>(pad), buffer_.end(), 0.0f);
+    AnalyseFrame();
+    new_samples_ = 0;
+  }
+  FindFinalChord();
+}
+
+void TonalFrontend::FindFinalChord() {
+  const std::size_t n = recent_.size();
+  if (n < 2) return;
+  // Median level of the audible frames.
+  double total = 0.0;
+  for (double c : level_counts_) total += c;
+  double seen = 0.0, median_db = params::kTonalEndingFloorDbfs;
+  for (std::size_t i = 0; i < level_counts_.size(); ++i) {
+    seen += level_counts_[i];
+    if (seen >= 0.5 * total) {
+      median_db = params::kTonalEndingFloorDbfs + static_cast<double>(i) + 0.5;
+      break;
+    }
+  }
+  // Oldest first.
+  auto at = [&](std::size_t i) -> const LevelledFrame& { return recent_[(recent_next_ + i) % n]; };
+  // The music stops inside the window: its last frame at the music's level,
+  // then a fall of kTonalEndingDecayDb or more by the end of the input.
+  std::size_t last_loud = n;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (at(i).level_db >= median_db - params::kTonalEndingMinLevelDb) last_loud = i;
+  }
+  if (last_loud == n || last_loud == 0) return;
+  const double top = at(last_loud).level_db;
+  if (at(n - 1).level_db > top - params::kTonalEndingDecayDb) return;
+  // Nothing new starts while it dies away: a fade-out over moving harmony
+  // (or drums) rises again at every new chord or hit.
+  for (std::size_t i = last_loud + 1; i < n; ++i) {
+    if (at(i).level_db > at(i - 1).level_db + params::kTonalEndingMaxRiseDb) return;
+  }
+  // The chord: the frame before, that frame, and the ring-out while it is
+  // still within kTonalEndingDecayDb of it.
+  TonalSegment chord;
+  for (std::size_t i = last_loud - 1; i < n; ++i) {
+    if (i > last_loud && at(i).level_db < top - params::kTonalEndingDecayDb) break;
+    for (int b = 0; b < kFineChromaBins; ++b) {
+      chord.bass[b] += at(i).chroma.bass[b];
+      chord.treble[b] += at(i).chroma.treble[b];
+    }
+    chord.frames += 1.0;
+  }
+  features_.final_chord = chord;
 }
 
 void TonalFrontend::AnalyseFrame() {
@@ -102,8 +149,10 @@ void TonalFrontend::AnalyseFrame() {
   const double abs_floor = std::log(size / 4.0) + params::kTonalAbsoluteFloorDbfs / 20.0 * std::log(10.0);
   const double min_log = abs_floor - 10.0;
   prefix_[lo] = 0.0;
+  double band_power = 0.0;
   for (std::size_t k = lo; k <= hi; ++k) {
     const float p = std::norm(spectrum_[k]);
+    if (k >= k_min && k <= k_max && std::isfinite(p)) band_power += p;
     // Non-finite input (the analyzer replaces it, direct callers might not)
     // reads as silence rather than poisoning the prefix sums.
     log_mag_[k] = p > 0.0f && std::isfinite(p) ? 0.5f * std::log(p) : static_cast<float>(min_log);
@@ -168,6 +217,8 @@ void TonalFrontend::AnalyseFrame() {
   // grid; it still names a pitch class for the chroma, but it does not vote
   // for the tuning, which the octave partials (1, 2, 4, 8) then carry alone.
   constexpr double kHarmonicCents[3] = {1901.955, 2786.314, 3368.826};  // 1200 log2(3, 5, 7)
+  TonalSegment now;
+  now.frames = 1.0;
   for (const Peak& p : peaks_) {
     bool overtone = false;
     for (double h : kHarmonicCents) {
@@ -187,12 +238,29 @@ void TonalFrontend::AnalyseFrame() {
     }
     if (p.freq_hz <= params::kTonalChromaMaxHz) {
       const double fine = (p.cents - 1200.0 * std::floor(p.cents / 1200.0)) / (1200.0 / kFineChromaBins);
-      Splat(p.freq_hz < params::kTonalBassMaxHz ? &seg->bass : &seg->treble, fine, p.weight);
+      const bool low = p.freq_hz < params::kTonalBassMaxHz;
+      Splat(low ? &seg->bass : &seg->treble, fine, p.weight);
+      Splat(low ? &now.bass : &now.treble, fine, p.weight);
       if (!overtone && p.freq_hz >= params::kTonalBassMaxHz) Splat(&features_.treble_fundamentals, fine, p.weight);
     }
   }
   const auto peaks = static_cast<int>(peaks_.size());
   if (peaks >= params::kTonalMinFramePeaks) features_.tonal_frames += 1.0;
+
+  // Level of the band, relative to a full-scale sine (|X| = N/4).
+  const double full_scale = static_cast<double>(size) * static_cast<double>(size) / 16.0;
+  const double level_db = band_power > 0.0 ? 10.0 * std::log10(band_power / full_scale) : -1e9;
+  if (level_db >= params::kTonalEndingFloorDbfs) {
+    const double bin =
+        std::min(static_cast<double>(level_counts_.size() - 1), level_db - params::kTonalEndingFloorDbfs);
+    level_counts_[static_cast<std::size_t>(bin)] += 1.0;
+    if (recent_.size() < params::kTonalEndingFrames) {
+      recent_.push_back(LevelledFrame{level_db, now});
+    } else {
+      recent_[recent_next_] = LevelledFrame{level_db, now};
+      recent_next_ = (recent_next_ + 1) % recent_.size();
+    }
+  }
 }
 
 }  // namespace trackscan::dsp

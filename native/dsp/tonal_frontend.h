@@ -20,6 +20,14 @@
 // Segments hold params::kTonalSegmentFrames frames; when there would be more
 // than kTonalMaxSegments, neighbours are merged pairwise, so a long input
 // keeps coarser segments rather than more of them.
+//
+// The final chord: the last kTonalEndingFrames audible frames are kept with
+// their level and chroma. At Finish, if the input ends by letting one chord
+// ring out (the loudest of those frames is about as loud as the music, and
+// from it the level only falls, by kTonalEndingDecayDb or more), that
+// chord's chroma is kept. An excerpt cut mid-music, a fade-out over moving
+// harmony (new onsets raise the level) or a held synth chord that stops dead
+// does not qualify.
 #ifndef TRACKSCAN_DSP_TONAL_FRONTEND_H_
 #define TRACKSCAN_DSP_TONAL_FRONTEND_H_
 
@@ -52,6 +60,9 @@ struct TonalFeatures {
   // of a note sits a major third above it, on a pitch class that may not be
   // in the key; cues that hang on one such pitch class read this instead.
   std::array<float, kFineChromaBins> treble_fundamentals{};
+  // The chord the input rings out on (see above): frames == 0 when it does
+  // not end that way.
+  TonalSegment final_chord;
   double frames = 0;                   // frames analysed
   double tonal_frames = 0;             // frames with at least kTonalMinFramePeaks peaks
   double peak_weight = 0;              // total weight of all peaks, tuning band
@@ -73,6 +84,7 @@ class TonalFrontend {
  private:
   TonalFrontend(double sample_rate_hz, RealFft fft);
   void AnalyseFrame();
+  void FindFinalChord();
 
   double sample_rate_hz_;
   RealFft fft_;
@@ -91,6 +103,13 @@ class TonalFrontend {
     double weight;  // nepers above the peak threshold, plus an offset
   };
   std::vector<Peak> peaks_;                    // scratch: this frame's peaks, ascending
+  struct LevelledFrame {
+    double level_db;     // dBFS of the tonal band
+    TonalSegment chroma;  // this frame's peaks (frames = 1)
+  };
+  std::vector<LevelledFrame> recent_;          // ring of the last kTonalEndingFrames audible frames
+  std::size_t recent_next_ = 0;                // ring position of the next frame to write
+  std::array<double, 100> level_counts_{};     // audible frames per 1 dB of level, from kTonalEndingFloorDbfs
   TonalFeatures features_;
 };
 

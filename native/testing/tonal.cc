@@ -141,18 +141,37 @@ namespace {
 // cycling through `loop`; the last bar is `last`. With `bass`, each chord's
 // root also sounds an octave below.
 std::vector<float> HeldChords(const std::vector<std::vector<int>>& loop, const std::vector<int>& last, int tonic,
-                              bool bass, double a4_hz, double seconds, double rate_hz, std::uint32_t seed) {
+                              bool bass, double a4_hz, double seconds, double rate_hz, std::uint32_t seed,
+                              Ending ending = Ending::kStop) {
   const Timbre pad{10, 1.0, false};
   const double bar = 2.0;
   const int bars = static_cast<int>(seconds / bar);
-  std::vector<float> out(static_cast<std::size_t>(seconds * rate_hz), 0.0f);
+  // A ring-out holds the last chord 2.5 s more, dying away (-36 dB at the end);
+  // a hold, as long at a steady level, then stops.
+  const double ring = ending == Ending::kRingOut || ending == Ending::kHold ? 2.5 : 0.0;
+  std::vector<float> out(static_cast<std::size_t>((seconds + ring) * rate_hz), 0.0f);
   std::uint32_t note_seed = seed * 7919u;
   for (int b = 0; b < bars; ++b) {
-    const std::vector<int>& chord = b == bars - 1 ? last : loop[b % loop.size()];
+    const bool final_bar = b == bars - 1;
+    const std::vector<int>& chord = final_bar ? last : loop[b % loop.size()];
+    const double length = final_bar ? bar + ring : bar;
+    const double decay = !final_bar || ring == 0.0 ? 1.5 : ending == Ending::kRingOut ? 0.6 : 0.0;
     for (int semis : chord) {
-      AddNote(&out, rate_hz, b * bar, bar, NoteHz(48 + tonic + semis, a4_hz), 0.25, pad, 1.5, ++note_seed);
+      AddNote(&out, rate_hz, b * bar, length, NoteHz(48 + tonic + semis, a4_hz), 0.25, pad, decay, ++note_seed);
     }
-    if (bass) AddNote(&out, rate_hz, b * bar, bar, NoteHz(36 + tonic + chord[0] % 12, a4_hz), 0.3, pad, 1.0, ++note_seed);
+    if (bass) {
+      const double bass_decay = decay == 0.0 ? 0.0 : std::min(decay, 1.0);
+      AddNote(&out, rate_hz, b * bar, length, NoteHz(36 + tonic + chord[0] % 12, a4_hz), 0.3, pad, bass_decay,
+              ++note_seed);
+    }
+  }
+  if (ending == Ending::kFadeOut) {
+    // The last 8 s fall from 0 to -60 dB, the loop still moving underneath.
+    const double fade = 8.0 * rate_hz;
+    const double start = static_cast<double>(out.size()) - fade;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      if (static_cast<double>(i) > start) out[i] *= static_cast<float>(std::pow(10.0, -3.0 * (i - start) / fade));
+    }
   }
   Normalise(&out, 0.7);
   return out;
@@ -176,6 +195,11 @@ std::vector<float> BorrowedIvLoop(int tonic, double a4_hz, double seconds, doubl
 std::vector<float> AeolianLoop(int tonic, double a4_hz, double seconds, double rate_hz, std::uint32_t seed) {
   static const std::vector<std::vector<int>> kLoop = {{0, 3, 7}, {10, 14, 17}, {8, 12, 15}, {10, 14, 17}};
   return HeldChords(kLoop, kLoop[0], tonic, true, a4_hz, seconds, rate_hz, seed);
+}
+
+std::vector<float> ChordLoop(const std::vector<std::vector<int>>& loop, const std::vector<int>& last, int tonic,
+                             double a4_hz, double seconds, double rate_hz, Ending ending, std::uint32_t seed) {
+  return HeldChords(loop, last, tonic, true, a4_hz, seconds, rate_hz, seed, ending);
 }
 
 std::vector<float> SpeechLike(double seconds, double rate_hz, std::uint32_t seed) {

@@ -54,6 +54,18 @@ std::vector<float> BorrowedIvLoop(int tonic, double a4_hz, double seconds, doubl
 // major and only the tonic's weight tells the two apart.
 std::vector<float> AeolianLoop(int tonic, double a4_hz, double seconds, double rate_hz, std::uint32_t seed);
 
+// How a ChordLoop ends: stopped at the end of its last bar (the 20 ms
+// release of every note), its last chord held 2.5 s more at a steady level
+// and then stopped, the same chord ringing out instead (dying away over
+// those 2.5 s to -36 dB), or the whole loop faded out over its last 8 s to
+// -60 dB.
+enum class Ending { kStop, kHold, kRingOut, kFadeOut };
+
+// Held chords over their roots, one a 2 s bar: `loop` repeated, then `last`.
+// Chords are semitones above the tonic, root first.
+std::vector<float> ChordLoop(const std::vector<std::vector<int>>& loop, const std::vector<int>& last, int tonic,
+                             double a4_hz, double seconds, double rate_hz, Ending ending, std::uint32_t seed);
+
 // Voiced speech-like sound: a buzz whose pitch glides continuously between
 // about 90 and 250 Hz, shaped by moving formants, in syllables with pauses.
 std::vector<float> SpeechLike(double seconds, double rate_hz, std::uint32_t seed);

@@ -133,6 +133,74 @@ TEST(KeyTest, AnOpenModeLowersTheConfidence) {
   EXPECT_LT(open_sum / clear_sum, 0.2);
 }
 
+// A piece that ends by letting its tonic chord ring out names its tonic
+// where the pitch statistics cannot: an Aeolian loop has the relative
+// major's pitch classes, and a major loop that never plays its leading tone
+// (I-IV-vi-IV) has those of its subdominant key but for one. The control
+// holds the same final chord as long at a steady level and stops dead: the
+// same pitch content, no ring-out.
+TEST(KeyTest, AFinalChordNamesTheTonic) {
+  const std::vector<std::vector<int>> aeolian = {{0, 3, 7}, {10, 14, 17}, {8, 12, 15}, {10, 14, 17}};
+  const std::vector<std::vector<int>> plagal = {{0, 4, 7}, {5, 9, 12}, {9, 12, 16}, {5, 9, 12}};
+  int held = 0, rung = 0;
+  for (int tonic = 0; tonic < 12; ++tonic) {
+    for (bool minor : {true, false}) {
+      const auto& loop = minor ? aeolian : plagal;
+      for (testing::Ending ending : {testing::Ending::kHold, testing::Ending::kRingOut}) {
+        const auto e = Measure(testing::ChordLoop(loop, loop[0], tonic, 440.0, 24.0, kRate, ending, 59 + tonic));
+        ASSERT_TRUE(e.has_value()) << Name(tonic, minor);
+        const bool right = e->tonic == tonic && e->minor == minor;
+        (ending == testing::Ending::kHold ? held : rung) += right;
+        if (!right && ending == testing::Ending::kRingOut) {
+          std::printf("[ miss   ] %s loop ringing out on its tonic -> %s\n", Name(tonic, minor).c_str(),
+                      Name(e->tonic, e->minor).c_str());
+        }
+      }
+    }
+  }
+  std::printf("[ metric ] loops exact: tonic held and stopped %d / 24, ringing out %d / 24\n", held, rung);
+  EXPECT_GE(rung, 23);
+  EXPECT_LE(held, 20);  // the ending, not the extra tonic weight, names these tonics
+}
+
+// Only a chord that ends the piece and names a closely related tonic votes:
+// a loop faded out over its moving chords, or stopped dead (even on a long
+// held chord), has no final chord; one that rings out on its dominant (a half cadence) has one, but
+// that chord does not become the key. (Its extra 2.5 s of V can still move
+// the pitch statistics, with or without the final-chord stage: the answer
+// matches the stopped loop's 10 times in 12 either way.)
+TEST(KeyTest, AFinalChordThatNamesNoTonicIsIgnored) {
+  const std::vector<std::vector<int>> aeolian = {{0, 3, 7}, {10, 14, 17}, {8, 12, 15}, {10, 14, 17}};
+  const std::vector<int> dominant = {7, 11, 14};
+  auto final_frames = [](const std::vector<float>& x) {
+    Result<TuningEstimator> t = TuningEstimator::Create(kRate);
+    EXPECT_TRUE(t.ok());
+    t.value().Process(x.data(), x.size());
+    t.value().Estimate();
+    return t.value().features().final_chord.frames;
+  };
+  int same = 0;
+  for (int tonic = 0; tonic < 12; ++tonic) {
+    const auto stop =
+        testing::ChordLoop(aeolian, dominant, tonic, 440.0, 16.0, kRate, testing::Ending::kStop, 7 + tonic);
+    const auto ring =
+        testing::ChordLoop(aeolian, dominant, tonic, 440.0, 16.0, kRate, testing::Ending::kRingOut, 7 + tonic);
+    const auto fade =
+        testing::ChordLoop(aeolian, aeolian[0], tonic, 440.0, 24.0, kRate, testing::Ending::kFadeOut, 7 + tonic);
+    const auto hold =
+        testing::ChordLoop(aeolian, aeolian[0], tonic, 440.0, 16.0, kRate, testing::Ending::kHold, 7 + tonic);
+    EXPECT_EQ(final_frames(stop), 0.0) << Name(tonic, true);
+    EXPECT_EQ(final_frames(hold), 0.0) << Name(tonic, true);
+    EXPECT_GT(final_frames(ring), 0.0) << Name(tonic, true);
+    EXPECT_EQ(final_frames(fade), 0.0) << Name(tonic, true);
+    const auto a = Measure(stop), b = Measure(ring);
+    ASSERT_TRUE(a.has_value() && b.has_value());
+    EXPECT_NE(Name(b->tonic, b->minor), Name((tonic + 7) % 12, false)) << "half cadence in " << Name(tonic, true);
+    same += a->tonic == b->tonic && a->minor == b->minor;
+  }
+  std::printf("[ metric ] half cadences ringing out: same key as stopped %d / 12\n", same);
+}
+
 // Tuning-aware chroma: the same pieces a third of a semitone sharp or flat.
 TEST(KeyTest, KeysAtOtherTunings) {
   int exact = 0, total = 0;
