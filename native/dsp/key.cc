@@ -183,13 +183,15 @@ std::optional<KeyEstimate> KeyEstimator::Estimate(const TonalFeatures& features,
     rank();
   }
 
-  // Minor or its relative major, once more: where the input ends on a chord
-  // (TonalFeatures::final_chord), that chord names the tonic, as the final
-  // cadence of most tonal music does. It counts only when it is one of the
-  // two tonic triads (the best of the 24 major and minor triads on its
-  // chroma): a half cadence or a stop on any other chord says nothing. The
-  // two triads share two notes; the minor's root against the major's fifth
-  // is the vote.
+  // The final chord. Where the input ends by letting a chord ring out
+  // (TonalFeatures::final_chord), that chord is the tonic triad, as the
+  // final cadence of most tonal music is. It is what tells the keys that
+  // pitch statistics confuse: a minor key and its relative major share a
+  // scale, a key and its fifth neighbour all but one pitch class. So it
+  // decides among those only, and only when its best-fitting triad (of the
+  // 24 major and minor triads) is one of their tonic triads: a half cadence
+  // or a stop on any other chord says nothing. A final chord that confirms
+  // the answer raises its lead, and with it the confidence.
   bool ending_decided = false;
   if (features.final_chord.frames > 0.0) {
     const Chroma low = Fold(features.final_chord.bass, tuning_cents);
