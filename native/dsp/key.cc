@@ -208,14 +208,23 @@ std::optional<KeyEstimate> KeyEstimator::Estimate(const TonalFeatures& features,
         best_triad = t;
       }
     }
-    // The keys a profile most often mistakes for the answer: its relative and
-    // its neighbours a fifth either side, in the same mode.
+    // A chord, not noise, a drum's resonance or a cluster: a triad with its
+    // overtones puts most of its weight on its three pitch classes.
+    const double total = Sum(chord);
+    const bool triad = total > 0.0 && best_fit >= params::kKeyEndingMinTriadShare * total;
+    // The keys a profile most often mistakes for the answer: its relative
+    // (the same scale, so the profiles' lead between the two is weak
+    // evidence) and its neighbours a fifth either side in the same mode
+    // (one pitch class apart, which the profiles do see: a full margin
+    // there stands, as when a major piece stops on its dominant).
     const int answer = order[0];
     const int mode_base = answer >= 12 ? 12 : 0;
-    const bool related = best_triad == answer || best_triad == (answer == minor_key ? major_key : minor_key) ||
-                         best_triad == mode_base + (answer % 12 + 5) % 12 ||
-                         best_triad == mode_base + (answer % 12 + 7) % 12;
-    if (related) {
+    const bool relative = best_triad == (answer == minor_key ? major_key : minor_key);
+    const bool fifth =
+        best_triad == mode_base + (answer % 12 + 5) % 12 || best_triad == mode_base + (answer % 12 + 7) % 12;
+    const bool related = best_triad == answer || relative ||
+                         (fifth && score[answer] - score[best_triad] < params::kKeyFullMargin);
+    if (triad && related) {
       score[best_triad] = std::max(score[best_triad], score[order[0]]) + params::kKeyEndingMargin;
       rank();
       minor_key = order[0] >= 12 ? order[0] : 12 + (order[0] + 9) % 12;

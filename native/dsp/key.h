@@ -26,7 +26,11 @@
 //      names the tonic where the pitch statistics cannot (an Aeolian loop
 //      has its relative major's pitch classes); excerpts cut mid-music and
 //      fade-outs have no final chord, and a half cadence is none of those
-//      keys' tonic triads;
+//      keys' tonic triads. It must be a triad (kKeyEndingMinTriadShare of
+//      its weight, not a cymbal's noise), and a fifth neighbour must not
+//      trail the answer by a full margin (kKeyFullMargin): one pitch class
+//      tells those two apart, which the profiles do see (a major piece that
+//      stops on V and lets a drum ring keeps its key);
 //   6. candidate scores are a softmax of the key scores.
 //
 // Confidence = fit x margin x tonality x evidence x in-tune x mode, each in 0..1:

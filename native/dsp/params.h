@@ -12,7 +12,7 @@ namespace trackscan::dsp::params {
 
 // "MAJOR.MINOR.PATCH" of the analysis engine (SPEC.md analyzer_version). The
 // result cache keys on it, so a change that can move any number must bump it.
-inline constexpr const char* kAnalyzerVersion = "0.5.0";
+inline constexpr const char* kAnalyzerVersion = "0.5.1";
 
 // ---- Input limits -------------------------------------------------------
 // Hz. 8 kHz (telephone audio) to 384 kHz (the highest rate ffmpeg's PCM
@@ -281,6 +281,11 @@ inline constexpr double kKeyFifthCueWeight = 2.0;
 // on the tonic triad of one of the answer's closely related keys (key.cc);
 // it also sets the mode factor of the confidence. Range 0..0.3.
 inline constexpr double kKeyEndingMargin = 0.1;
+// Share of the final chord's pitch-class weight its best triad must hold to
+// count as a chord (key.cc). A triad with its overtones holds 0.55-1.0 (the
+// FluidSynth endings); noise, a cymbal or a drum's resonances spread it.
+// Range 0.4..0.6.
+inline constexpr double kKeyEndingMinTriadShare = 0.5;
 // Log compression of the chroma, log(1 + gamma * 12 * share), 0.1..100.
 // Flat around 1 (0.3 -> 66.6 %, 1 -> 67.7 %, 5 -> 64.1 % on ../shared/eval).
 inline constexpr double kKeyCompression = 1.0;
