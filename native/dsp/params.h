@@ -12,7 +12,7 @@ namespace trackscan::dsp::params {
 
 // "MAJOR.MINOR.PATCH" of the analysis engine (SPEC.md analyzer_version). The
 // result cache keys on it, so a change that can move any number must bump it.
-inline constexpr const char* kAnalyzerVersion = "0.5.1";
+inline constexpr const char* kAnalyzerVersion = "0.5.2";
 
 // ---- Input limits -------------------------------------------------------
 // Hz. 8 kHz (telephone audio) to 384 kHz (the highest rate ffmpeg's PCM
@@ -194,6 +194,13 @@ inline constexpr int kTempoBackbeatPairs = 2;
 // 93 / 85 %, 0.05 -> 93 / 97 / 90 / 85 %, 0.08 -> 92 / 92 / - / 81 %.
 // Range 0..0.3.
 inline constexpr double kTempoBackbeatMin = 0.03;
+// A level the backbeat may move the answer to must have a prior-weighted
+// comb of at least this share of the answer's: a pulse of its own. Every
+// move that was right on ../shared/eval, generated seeds 1/3/5/7/11/13 and
+// FluidSynth seeds 1-3 has 0.23 or more (most 0.5-1.3); the wrong moves it
+// stops (two string pieces read as waltzes at three times a level with no
+// pulse) have 0.05-0.06. Range 0.07..0.2.
+inline constexpr double kTempoBackbeatMinComb = 0.15;
 // Margin of the chosen level's alternation over every other level's at which
 // the backbeat fully settles the metrical level in the confidence (see
 // tempo.h). 0.03 / 0.05 / 0.1 / 0.2 give the same confidence ranking on

@@ -401,6 +401,13 @@ std::optional<TempoEstimate> TempoEstimator::Estimate() const {
       double alt[4] = {0.0, 0.0, 0.0, 0.0};  // best alternation per level, 0 when out of range
       for (int l = 0; l < 4; ++l) {
         if (levels[l] < params::kTempoMinBpm || levels[l] > params::kTempoHomogeneousMaxBpm) continue;
+        // Only a level with a pulse of its own can be the beat, whatever
+        // alternates at its period (a string piece's bass against its
+        // melody reads as a waltz at three times a near-silent level).
+        if (l != 1 && LocalComb(p.acf, fr, levels[l], harmonics) * Prior(levels[l]) <
+                          params::kTempoBackbeatMinComb * peaks[0].weighted) {
+          continue;
+        }
         for (int beats : {2, 3}) {
           // Three times the answer is only ever the beat of a waltz read at the bar.
           if (l == 3 && beats == 2) continue;
