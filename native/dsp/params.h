@@ -444,7 +444,8 @@ inline constexpr double kTonalEndingMinLevelDb = 10.0;
 // that stops dead. Range 10..30.
 inline constexpr double kTonalEndingDecayDb = 15.0;
 // Largest rise of the level from one frame to the next inside the ring-out,
-// dB: a new attack (the next chord of a fade-out, a drum hit) ends it.
+// dB: a new attack after the last loud frame (the next chord of a fade-out,
+// a drum hit) means the music did not stop there.
 // Range 0..3.
 inline constexpr double kTonalEndingMaxRiseDb = 1.0;
 

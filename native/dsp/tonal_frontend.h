@@ -23,11 +23,12 @@
 //
 // The final chord: the last kTonalEndingFrames audible frames are kept with
 // their level and chroma. At Finish, if the input ends by letting one chord
-// ring out (the loudest of those frames is about as loud as the music, and
-// from it the level only falls, by kTonalEndingDecayDb or more), that
-// chord's chroma is kept. An excerpt cut mid-music, a fade-out over moving
-// harmony (new onsets raise the level) or a held synth chord that stops dead
-// does not qualify.
+// ring out (the last of those frames within kTonalEndingMinLevelDb of the
+// median level is followed by a fall of kTonalEndingDecayDb or more, with
+// no frame rising by more than kTonalEndingMaxRiseDb), the chroma of that
+// frame, the one before and the ring-out is kept. An excerpt cut
+// mid-music, a fade-out over moving harmony (new onsets raise the level) or
+// a held synth chord that stops dead does not qualify.
 #ifndef TRACKSCAN_DSP_TONAL_FRONTEND_H_
 #define TRACKSCAN_DSP_TONAL_FRONTEND_H_
 
