@@ -167,10 +167,10 @@ std::vector<float> HeldChords(const std::vector<std::vector<int>>& loop, const s
   }
   if (ending == Ending::kFadeOut) {
     // The last 8 s fall from 0 to -60 dB, the loop still moving underneath.
-    const double fade = 8.0 * rate_hz;
-    const double start = static_cast<double>(out.size()) - fade;
-    for (std::size_t i = 0; i < out.size(); ++i) {
-      if (static_cast<double>(i) > start) out[i] *= static_cast<float>(std::pow(10.0, -3.0 * (i - start) / fade));
+    const auto fade = std::min(out.size(), static_cast<std::size_t>(8.0 * rate_hz));
+    const std::size_t start = out.size() - fade;
+    for (std::size_t i = start; i < out.size(); ++i) {
+      out[i] *= static_cast<float>(std::pow(10.0, -3.0 * static_cast<double>(i - start) / static_cast<double>(fade)));
     }
   }
   Normalise(&out, 0.7);
