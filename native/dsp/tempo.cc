@@ -354,22 +354,40 @@ std::optional<TempoEstimate> TempoEstimator::Estimate() const {
   if (peaks.empty()) return std::nullopt;
   std::sort(peaks.begin(), peaks.end(), [](const Peak& l, const Peak& r) { return l.weighted > r.weighted; });
 
+  // Makes `bpm` the answer: the comb peak within 3 % of it, or a new one.
+  auto promote = [&](double bpm) {
+    std::size_t i = 1;
+    while (i < peaks.size() && std::abs(peaks[i].bpm / bpm - 1) >= 0.03) ++i;
+    if (i == peaks.size()) {
+      const double c = LocalComb(p.acf, fr, bpm, harmonics);
+      peaks.push_back({bpm, c, c * Prior(bpm)});
+    }
+    std::swap(peaks[0], peaks[i]);
+  };
   {
-    // A level whose half-period events are as strong as its beats is an
-    // aggregate of a faster, homogeneous pulse (clicks, quarter-note hats at
-    // a fast tempo): the beat is that faster pulse, up to where people still
-    // tap every event.
-    const double th = params::kTempoHomogeneousRatio;
-    const double fmax = params::kTempoHomogeneousMaxBpm;
     const double per = 60.0 * fr / peaks[0].bpm;
     const double comb = Comb(p.acf, per, harmonics);
     const double m = comb > 0.0 ? HalfComb(p.acf, per, harmonics) / comb : 0.0;
-    if (m >= th && 2 * peaks[0].bpm <= fmax) {
+    if (m >= params::kTempoHomogeneousRatio && 2 * peaks[0].bpm <= params::kTempoHomogeneousMaxBpm) {
+      // Half-period events as strong as the beats: the winner is an
+      // aggregate of a faster, homogeneous pulse (clicks, quarter-note hats
+      // at a fast tempo), and the beat is that pulse, up to where people
+      // still tap every event.
       for (std::size_t i = 1; i < peaks.size(); ++i) {
         if (std::abs(peaks[i].bpm / (2 * peaks[0].bpm) - 1) < 0.03) {
           std::swap(peaks[0], peaks[i]);
           break;
         }
+      }
+    } else if (m >= params::kTempoCompoundMinHalf) {
+      // A tatum at half the period that is not itself the beat: the winner
+      // groups it in twos. Where its accents recur every three instead
+      // (6/8), the beat is the group of three, whichever of the two the
+      // prior preferred.
+      const double triple = 2.0 * peaks[0].bpm / 3.0;
+      if (triple >= params::kTempoMinBpm && LocalComb(p.acf, fr, triple, harmonics) >=
+                                                params::kTempoCompoundMinRatio * LocalComb(p.acf, fr, peaks[0].bpm, harmonics)) {
+        promote(triple);
       }
     }
   }
@@ -425,15 +443,7 @@ std::optional<TempoEstimate> TempoEstimator::Estimate() const {
         if (l != chosen) others = std::max(others, alt[l]);
       }
       backbeat = std::clamp((alt[chosen] - others) / params::kTempoBackbeatFull, 0.0, 1.0);
-      if (chosen != 1) {
-        std::size_t i = 1;
-        while (i < peaks.size() && std::abs(peaks[i].bpm / best_level - 1) >= 0.03) ++i;
-        if (i == peaks.size()) {
-          const double c = LocalComb(p.acf, fr, best_level, harmonics);
-          peaks.push_back({best_level, c, c * Prior(best_level)});
-        }
-        std::swap(peaks[0], peaks[i]);
-      }
+      if (chosen != 1) promote(best_level);
     }
   }
   // Refine the winner with every comb multiple that fits.

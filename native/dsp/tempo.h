@@ -23,9 +23,13 @@
 //    (comb at the odd half-multiples >= kTempoHomogeneousRatio x the comb),
 //    the winner is an aggregate of a faster homogeneous pulse (a metronome,
 //    quarter-note drums at 190 BPM) and the tempo is doubled, as long as the
-//    double stays <= kTempoHomogeneousMaxBpm. Then the backbeat: two more
-//    envelopes, the kick's bands (< kTempoKickBandMaxHz) and the snare's
-//    bright bands (> kTempoSnareBandMinHz), rising in magnitude so the loudest
+//    double stays <= kTempoHomogeneousMaxBpm. If that double is too fast but
+//    the half-period events are still there (kTempoCompoundMinHalf), the
+//    winner groups a tatum in twos; where the comb of the group of three is
+//    stronger (kTempoCompoundMinRatio: the accents recur every three tatums,
+//    6/8) the beat is that group, two thirds of the winner's tempo. Then
+//    the backbeat: two more envelopes, the kick's bands
+//    (< kTempoKickBandMaxHz) and the snare's bright bands (> kTempoSnareBandMinHz), rising in magnitude so the loudest
 //    event of each dominates. A snare is noise, so where the bright onsets
 //    are noise-like enough for a drum kit (kTempoSnareMinFlatness) its
 //    envelope keeps only broadband rises (a power mean over the bright bins'

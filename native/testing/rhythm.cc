@@ -149,6 +149,25 @@ std::vector<float> DrumPattern(double bpm, double seconds, double rate_hz, const
   return out;
 }
 
+std::vector<float> SixEightArpeggio(double bpm, double seconds, double rate_hz, std::uint32_t seed) {
+  std::vector<float> out(Frames(seconds, rate_hz), 0.0f);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> vel(0.85, 1.0);
+  const double eighth = 60.0 / bpm / 3.0;
+  const double arpeggio[6] = {261.6, 329.6, 392.0, 523.3, 392.0, 329.6};  // C E G C' G E
+  for (int k = 0; 0.1 + k * eighth < seconds; ++k) {
+    const double t = 0.1 + k * eighth;
+    const double shift = (k / 12) % 2 ? 0.89 : 1.0;  // every other bar a tone lower
+    for (int h = 1; h <= 6; ++h) {
+      AddTone(&out, rate_hz, t, h * arpeggio[k % 6] * shift, 0.25 * vel(rng) / h, 0.3, 3 * eighth);
+    }
+    if (k % 6 == 0) {
+      for (int h = 1; h <= 3; ++h) AddTone(&out, rate_hz, t, h * 65.4 * shift, 0.5 / h, 0.4, 6 * eighth);
+    }
+  }
+  return out;
+}
+
 std::vector<float> Babble(double seconds, double rate_hz, std::uint32_t seed) {
   std::vector<float> out(Frames(seconds, rate_hz), 0.0f);
   std::mt19937 rng(seed);

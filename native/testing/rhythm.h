@@ -35,6 +35,12 @@ struct DrumOptions {
 // Drum pattern at `bpm` (quarter-note beats), first downbeat at 0.1 s.
 std::vector<float> DrumPattern(double bpm, double seconds, double rate_hz, const DrumOptions& options = {});
 
+// 6/8 without drums at `bpm` dotted quarters: a plucked six-note arpeggio
+// (six partials) on every eighth, the chord a tone lower every other bar,
+// and a bass note on each downbeat. The eighths are as strong as each
+// other; only the bar marks the grouping in threes. First note at 0.1 s.
+std::vector<float> SixEightArpeggio(double bpm, double seconds, double rate_hz, std::uint32_t seed);
+
 // Speech-like babble: voiced syllables (glottal pulse train, 100-220 Hz,
 // through two formant-like resonances) of random length 80-350 ms separated
 // by random pauses; no periodic rhythm.

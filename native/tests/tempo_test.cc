@@ -125,6 +125,20 @@ TEST(TempoTest, LoudBrightMelodyKeepsTheBackbeat) {
   }
 }
 
+// 6/8 is felt in dotted quarters. Its eighths are as strong as each other
+// and the quarter (two of them) sits nearer the prior's centre, so only the
+// grouping in threes that the bar shows tells the dotted quarter from the
+// quarter (read at 1.5 times the tempo without it). Below ~67 BPM the eighths
+// themselves (up to 200 BPM) are read, three times the tempo.
+TEST(TempoTest, SixEightIsReadOnTheDottedQuarter) {
+  std::uint32_t seed = 1;
+  for (double bpm = 67.5; bpm <= 84; bpm += 2.3) {
+    const auto est = Analyze(testing::SixEightArpeggio(bpm, 25, kRate, seed++));
+    ASSERT_TRUE(est.has_value()) << bpm;
+    EXPECT_NEAR(est->bpm, bpm, 1.0) << "6/8 at " << bpm;
+  }
+}
+
 // A bar accent makes every other beat differ; up to ~160 BPM that must not
 // move the answer to the bar or half-bar level.
 TEST(TempoTest, AccentedClicksKeepTheBeatLevel) {
