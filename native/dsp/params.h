@@ -12,7 +12,7 @@ namespace trackscan::dsp::params {
 
 // "MAJOR.MINOR.PATCH" of the analysis engine (SPEC.md analyzer_version). The
 // result cache keys on it, so a change that can move any number must bump it.
-inline constexpr const char* kAnalyzerVersion = "0.5.3";
+inline constexpr const char* kAnalyzerVersion = "0.5.4";
 
 // ---- Input limits -------------------------------------------------------
 // Hz. 8 kHz (telephone audio) to 384 kHz (the highest rate ffmpeg's PCM
@@ -212,6 +212,17 @@ inline constexpr int kTempoBackbeatPairs = 2;
 // 93 / 85 %, 0.05 -> 93 / 97 / 90 / 85 %, 0.08 -> 92 / 92 / - / 81 %.
 // Range 0..0.3.
 inline constexpr double kTempoBackbeatMin = 0.03;
+// The same margin when the level is twice an answer that has events
+// half-way between its beats (kTempoCompoundMinHalf) and was neither
+// doubled nor grouped in threes: the comb is then torn between the two
+// (half-comb ratio 0.5..0.9), and a weaker backbeat settles it. FluidR3's
+// recorded kit in a full mix at 166-197 BPM (kick 1 and 3, snare 2 and 4,
+// quarter hats or ride) alternates by only 0.010-0.027 more at the beat than
+// at the half; the largest margin of a piece read right at the half level
+// is 0.0175 (a FluidSynth piano piece, lost), on ../shared/eval 0.0068.
+// Measured (bench/dev/tempo/NOTES.md): 0.003..0.015 give the same or better
+// Acc1 than 0.03 on every set. Range 0.003..0.015.
+inline constexpr double kTempoBackbeatTatumMin = 0.01;
 // A level the backbeat may move the answer to must have a prior-weighted
 // comb of at least this share of the answer's: a pulse of its own. Every
 // move that was right on ../shared/eval, generated seeds 1/3/5/7/11/13 and

@@ -364,6 +364,10 @@ std::optional<TempoEstimate> TempoEstimator::Estimate() const {
     }
     std::swap(peaks[0], peaks[i]);
   };
+  // Whether the winner has events half-way between its beats that no step
+  // below has taken as the beat: then the comb is torn between it and its
+  // double, and a weaker backbeat settles which one is the beat.
+  bool tatum_at_half = false;
   {
     const double per = 60.0 * fr / peaks[0].bpm;
     const double comb = Comb(p.acf, per, harmonics);
@@ -388,6 +392,8 @@ std::optional<TempoEstimate> TempoEstimator::Estimate() const {
       if (triple >= params::kTempoMinBpm && LocalComb(p.acf, fr, triple, harmonics) >=
                                                 params::kTempoCompoundMinRatio * LocalComb(p.acf, fr, peaks[0].bpm, harmonics)) {
         promote(triple);
+      } else {
+        tatum_at_half = true;
       }
     }
   }
@@ -437,7 +443,8 @@ std::optional<TempoEstimate> TempoEstimator::Estimate() const {
       // A waltz alternates as much at its beat as at two beats (the 6-beat
       // cycle holds the same lags), so the winner must beat the answer's own
       // alternation, not just zero.
-      const int chosen = best != 1 && alt[best] - alt[1] >= params::kTempoBackbeatMin ? best : 1;
+      const double needed = best == 2 && tatum_at_half ? params::kTempoBackbeatTatumMin : params::kTempoBackbeatMin;
+      const int chosen = best != 1 && alt[best] - alt[1] >= needed ? best : 1;
       double others = 0.0;
       for (int l = 0; l < 4; ++l) {
         if (l != chosen) others = std::max(others, alt[l]);

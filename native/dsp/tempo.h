@@ -39,7 +39,10 @@
 //    beats exceeds that at whole bars) the period between them is the beat:
 //    snare on 2 and 4, or on 2 and 3 of a waltz. Of T/2, T, 2T (and 3T for a
 //    waltz read at the bar) the level that alternates most wins when it
-//    beats T's own alternation by kTempoBackbeatMin, among the levels with
+//    beats T's own alternation by kTempoBackbeatMin (by the smaller
+//    kTempoBackbeatTatumMin for 2T when T has events half-way between its
+//    beats that no step took as the beat: the comb is then torn between T
+//    and 2T, and a backbeat buried in a mix settles it), among the levels with
 //    a pulse of their own (kTempoBackbeatMinComb); it needs a kick
 //    (kTempoKickMinShare), so click tracks and hats alone are left to the
 //    prior. The answer is refined to 0.02 % with every comb multiple that
