@@ -364,9 +364,9 @@ std::optional<TempoEstimate> TempoEstimator::Estimate() const {
     }
     std::swap(peaks[0], peaks[i]);
   };
-  // Whether the winner has events half-way between its beats that no step
-  // below has taken as the beat: then the comb is torn between it and its
-  // double, and a weaker backbeat settles which one is the beat.
+  // Whether the winner has events half-way between its beats that neither
+  // the doubling nor the compound step below took as the beat: the comb is
+  // then torn between it and its double, and a weaker backbeat settles it.
   bool tatum_at_half = false;
   {
     const double per = 60.0 * fr / peaks[0].bpm;
