@@ -158,9 +158,8 @@ std::vector<float> SixEightArpeggio(double bpm, double seconds, double rate_hz, 
   for (int k = 0; 0.1 + k * eighth < seconds; ++k) {
     const double t = 0.1 + k * eighth;
     const double shift = (k / 12) % 2 ? 0.89 : 1.0;  // every other bar a tone lower
-    for (int h = 1; h <= 6; ++h) {
-      AddTone(&out, rate_hz, t, h * arpeggio[k % 6] * shift, 0.25 * vel(rng) / h, 0.3, 3 * eighth);
-    }
+    const double v = vel(rng);
+    for (int h = 1; h <= 6; ++h) AddTone(&out, rate_hz, t, h * arpeggio[k % 6] * shift, 0.25 * v / h, 0.3, 3 * eighth);
     if (k % 6 == 0) {
       for (int h = 1; h <= 3; ++h) AddTone(&out, rate_hz, t, h * 65.4 * shift, 0.5 / h, 0.4, 6 * eighth);
     }
