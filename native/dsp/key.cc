@@ -168,8 +168,13 @@ std::optional<KeyEstimate> KeyEstimator::Estimate(const TonalFeatures& features,
   // just as likely a diatonic note of a neighbouring key. (On all partials,
   // the fifth's 5th harmonic faked it: 4 of 24 major pad loops in key_test
   // read minor.)
-  int minor_key = order[0] >= 12 ? order[0] : 12 + (order[0] + 9) % 12;
-  int major_key = (minor_key % 12 + 3) % 12;
+  // The best key's relative pair, named by its minor (12..23) and major (0..11) key.
+  int minor_key = 0, major_key = 0;
+  auto pair_of_best = [&] {
+    minor_key = order[0] >= 12 ? order[0] : 12 + (order[0] + 9) % 12;
+    major_key = (minor_key % 12 + 3) % 12;
+  };
+  pair_of_best();
   {
     const int m = minor_key % 12;
     const double leading_tone =
@@ -227,8 +232,7 @@ std::optional<KeyEstimate> KeyEstimator::Estimate(const TonalFeatures& features,
     if (triad && related) {
       score[best_triad] = std::max(score[best_triad], score[order[0]]) + params::kKeyEndingMargin;
       rank();
-      minor_key = order[0] >= 12 ? order[0] : 12 + (order[0] + 9) % 12;
-      major_key = (minor_key % 12 + 3) % 12;
+      pair_of_best();
       ending_decided = true;
     }
   }
