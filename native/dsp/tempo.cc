@@ -354,6 +354,12 @@ std::optional<TempoEstimate> TempoEstimator::Estimate() const {
   if (peaks.empty()) return std::nullopt;
   std::sort(peaks.begin(), peaks.end(), [](const Peak& l, const Peak& r) { return l.weighted > r.weighted; });
 
+  // A level's comb (at its own peak, within 2 %) weighted by the prior.
+  auto weighted = [&](double bpm) {
+    return bpm < params::kTempoSearchMinBpm || bpm > params::kTempoSearchMaxBpm
+               ? 0.0
+               : std::max(0.0, LocalComb(p.acf, fr, bpm, harmonics)) * Prior(bpm);
+  };
   // Makes `bpm` the answer: the comb peak within 3 % of it, or a new one.
   auto promote = [&](double bpm) {
     std::size_t i = 1;
@@ -428,10 +434,7 @@ std::optional<TempoEstimate> TempoEstimator::Estimate() const {
         // Only a level with a pulse of its own can be the beat, whatever
         // alternates at its period (a string piece's bass against its
         // melody reads as a waltz at three times a near-silent level).
-        if (l != 1 && LocalComb(p.acf, fr, levels[l], harmonics) * Prior(levels[l]) <
-                          params::kTempoBackbeatMinComb * peaks[0].weighted) {
-          continue;
-        }
+        if (l != 1 && weighted(levels[l]) < params::kTempoBackbeatMinComb * peaks[0].weighted) continue;
         for (int beats : {2, 3}) {
           // Three times the answer is only ever the beat of a waltz read at the bar.
           if (l == 3 && beats == 2) continue;
@@ -484,11 +487,6 @@ std::optional<TempoEstimate> TempoEstimator::Estimate() const {
   // Confidence (see tempo.h): clarity of the pulse, margin of the chosen
   // metrical level over its relatives, whether the double tempo is a viable
   // reading too, and how much music there was.
-  auto weighted = [&](double bpm) {
-    return bpm < params::kTempoSearchMinBpm || bpm > params::kTempoSearchMaxBpm
-               ? 0.0
-               : std::max(0.0, LocalComb(p.acf, fr, bpm, harmonics)) * Prior(bpm);
-  };
   const double comb = std::max(0.0, LocalComb(p.acf, fr, best_bpm, harmonics));
   const double clarity = comb / (comb + params::kTempoClarityHalfComb);
   double rival = 0.0;
