@@ -12,7 +12,7 @@ namespace trackscan::dsp::params {
 
 // "MAJOR.MINOR.PATCH" of the analysis engine (SPEC.md analyzer_version). The
 // result cache keys on it, so a change that can move any number must bump it.
-inline constexpr const char* kAnalyzerVersion = "0.5.4";
+inline constexpr const char* kAnalyzerVersion = "0.5.5";
 
 // ---- Input limits -------------------------------------------------------
 // Hz. 8 kHz (telephone audio) to 384 kHz (the highest rate ffmpeg's PCM
@@ -90,6 +90,30 @@ inline constexpr double kTempoLogGamma = 1e4;
 // pulse; a note or drum onset rises by several dB. 0.05 (0.43 dB) is under a
 // loudness JND. Range 0..0.2.
 inline constexpr float kTempoMinBandRise = 0.05f;
+// The pitch flux: the same log rise, bin by bin from this frequency up to
+// kTempoBandMaxHz, beside the bands. A legato note change (bowed strings, a
+// voice, a piano under the pedal) moves partials to other bins but leaves a
+// band's energy about where it was, so the band flux misses it. From 200 Hz
+// the bins (21.5 Hz apart) are under two semitones apart, so a step of a tone
+// or more rises in bins of its own. Measured (Acc1 on FluidSynth seeds 1 / 2 /
+// 3, weight 1): 100 Hz 83.3 / 81.9 / 81.9, 200 or 400 Hz 84.7 / 83.3 / 81.9,
+// 800 Hz 83.3 / 83.3 / 81.9 %; ../shared/eval the same at each. Range 100..800.
+inline constexpr double kTempoPitchFluxMinHz = 200.0;
+// Weight of the pitch flux (mean rise per bin) added to the band flux (mean
+// rise per band) where no drum kit marks the beat: the bright onsets are less
+// noise-like than kTempoSnareMinFlatness (a drum kit, or a band with one,
+// reads 0.3..0.95; strings 0.07..0.11). There the pulse is in the note
+// changes. With drums the beat is the kit's, and the melody's rhythm, which
+// the pitch flux brings out, only blurs it (added everywhere at 0.5 it cost
+// one to two band pieces on each generated seed, read at 1/3 or 2/3).
+// Measured, Acc1 FluidSynth seeds 1 / 2 / 3 and ../shared/eval: 0 -> 81.9 /
+// 79.2 / 79.2 / 86.4 (Acc2 eval 94.9), 0.5 -> 81.9 / 81.9 / 80.6 / 88.1, 0.75
+// -> 81.9 / 81.9 / 81.9 / 88.1, 1 -> 84.7 / 83.3 / 81.9 / 86.4, 1.5 -> 86.1 /
+// 83.3 / 81.9 / 86.4, 2 -> 86.1 / 83.3 / 81.9 / 84.7 (eval Acc2 96.6 from 0.5
+// to 2: gtzan_classical_00006, rubato strings, leaves 0.6 x the label); the
+// generated seeds, which all have drums, are unchanged at every weight.
+// Range 0..2.
+inline constexpr double kTempoPitchFluxWeight = 1.0;
 // Input samples are clipped to +-this before the FFT so absurd levels cannot
 // overflow float power spectra. 1e4 is 80 dB above full scale. Range 1..1e6.
 inline constexpr float kTempoMaxAbsSample = 1e4f;
@@ -173,11 +197,12 @@ inline constexpr double kTempoSnareBandMinHz = 2500.0;
 // every bin, the partials of a melody or of comping only the few near them,
 // which that mean shrinks by about their share (order 1 is the plain sum;
 // order -> 0, the geometric mean, is zero whenever one bin stays still).
-// Measured every kTempoSnareBinStride-th bin: neighbours share the main lobe
-// of the 512-point Hann window, so the mean hardly changes and the cost
-// halves (stride 1: same Acc1 on every set, +0.006 s per minute of audio
-// instead of +0.003). Range 1..4.
-inline constexpr int kTempoSnareBinStride = 2;
+// Measured every kTempoBinStride-th bin (as is the pitch flux below): neighbours
+// share the main lobe of the 512-point Hann window, so the mean hardly changes
+// and the cost halves (stride 1: same Acc1 on every set, +0.006 s per minute
+// of audio instead of +0.003 for the snare; the pitch flux gives the same
+// Acc1 on all ten dev sets at 1 and 2). Range 1..4.
+inline constexpr int kTempoBinStride = 2;
 // Flatness of the bright onsets over the whole piece (RMS of that envelope
 // over RMS of the plain sum of the same rises; ~0.75 for a drum kit alone,
 // ~0 for sustained notes) from which the snare's envelope is the noise-like

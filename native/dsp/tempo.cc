@@ -223,12 +223,17 @@ TempoEstimator::TempoEstimator(double sample_rate_hz, RealFft fft)
     if (upper_edge <= params::kTempoKickBandMaxHz) low_bands_ = std::max(low_bands_, b + 1);
     if (lower_edge >= params::kTempoSnareBandMinHz) high_from_band_ = b;
   }
-  const std::size_t stride = static_cast<std::size_t>(params::kTempoSnareBinStride);
+  const std::size_t stride = static_cast<std::size_t>(params::kTempoBinStride);
   for (std::size_t k = 1; k < bins; ++k) {
     if (band_of_bin_[k] < high_from_band_) continue;
     if (snare_bins_.empty() || k - snare_bins_.back() == stride) snare_bins_.push_back(k);  // every stride-th
   }
   bin_history_.assign(params::kTempoFluxLagFrames, std::vector<float>(snare_bins_.size(), 0.0f));
+  pitch_bin_lo_ = static_cast<std::size_t>(std::ceil(params::kTempoPitchFluxMinHz / bin_hz));
+  const std::size_t pitch_bin_hi = std::min(bins - 1, static_cast<std::size_t>(hi / bin_hz));
+  const std::size_t pitch_bins = pitch_bin_hi >= pitch_bin_lo_ ? (pitch_bin_hi - pitch_bin_lo_) / stride + 1 : 0;
+  pitch_history_.assign(params::kTempoFluxLagFrames, std::vector<float>(pitch_bins, 1.0f));
+  pitch_ratio_.resize(pitch_bins);
   // Frame k is centred on sample k * hop: start with half a frame of zeros.
   pending_.assign(n / 2, 0.0f);
   frame_.resize(n);
@@ -283,6 +288,39 @@ void TempoEstimator::ProcessFrame() {
     old[b] = v;
   }
   flux_.push_back(static_cast<float>(flux / params::kTempoBands));
+  // The same rise bin by bin, where a legato note change shows (see
+  // kTempoPitchFluxMinHz). The bins keep 1 + gamma |X|, not its log: the sum
+  // of the log ratios that pass the dead zone is the log of their product, so
+  // one log per 16 rising bins does the work of one per bin (a log per bin
+  // would double the tempo estimator's cost). 16 ratios of at most 1e16 stay
+  // far inside a double.
+  // Two passes: the first (sqrt, divide, compare) vectorises, the product's
+  // chain would keep it from doing so.
+  std::vector<float>& pitch_old = pitch_history_[frames_ % pitch_history_.size()];
+  const float min_ratio = std::exp(params::kTempoMinBandRise);
+  const std::size_t stride = params::kTempoBinStride;
+  const float gamma_ref = static_cast<float>(params::kTempoLogGamma * ref);
+  const std::size_t count = pitch_old.size();
+  int rising = 0;
+  for (std::size_t j = 0; j < count; ++j) {
+    float a = 1.0f + gamma_ref * std::sqrt(power_[pitch_bin_lo_ + stride * j]);
+    a = a < 1e16f ? a : 1e16f;  // also catches inf/nan from absurd input
+    const float r = a / pitch_old[j];
+    pitch_old[j] = a;
+    const bool rises = r > min_ratio;
+    pitch_ratio_[j] = rises ? r : 1.0f;
+    rising += rises;
+  }
+  double pitch = 0.0, product = 1.0;
+  for (std::size_t j = 0; j < count; ++j) {
+    product *= pitch_ratio_[j];
+    if (j % 16 == 15) {
+      pitch += std::log(product);
+      product = 1.0;
+    }
+  }
+  pitch += std::log(product) - params::kTempoMinBandRise * rising;
+  pitch_flux_.push_back(count == 0 ? 0.0f : static_cast<float>(pitch / static_cast<double>(count)));
   low_flux_.push_back(static_cast<float>(low));
   high_flux_.push_back(static_cast<float>(high));
   // A snare is noise: it raises every bright bin, where the partials of a
@@ -318,7 +356,16 @@ std::optional<TempoEstimate> TempoEstimator::Estimate() const {
   const double fr = frame_rate_hz_;
   if (seconds < params::kTempoMinSeconds || n < 8) return std::nullopt;
 
-  const std::vector<double> x = Condition(flux_, fr);
+  // Whether the bright onsets are noise-like enough for a drum kit (step 3):
+  // where they are not, note changes carry the pulse, and the pitch flux
+  // joins the envelope.
+  const double flatness = bright_sq_ > 0.0 ? std::sqrt(snare_sq_ / bright_sq_) : 0.0;
+  const bool drum_kit = flatness >= params::kTempoSnareMinFlatness;
+  std::vector<float> onsets = flux_;
+  if (!drum_kit) {
+    for (std::size_t i = 0; i < n; ++i) onsets[i] += static_cast<float>(params::kTempoPitchFluxWeight) * pitch_flux_[i];
+  }
+  const std::vector<double> x = Condition(onsets, fr);
   if (x.empty()) return std::nullopt;
   // Autocorrelation up to the longest lag the comb can use, but no further
   // than two thirds of the envelope (beyond, too few products to average).
@@ -421,8 +468,7 @@ std::optional<TempoEstimate> TempoEstimator::Estimate() const {
     // is the broadband envelope; otherwise there is no snare to single out
     // and the bright bands as a whole (the upper register against the bass:
     // oom-pah) are what alternates, if anything does.
-    const double flatness = bright_sq_ > 0.0 ? std::sqrt(snare_sq_ / bright_sq_) : 0.0;
-    const std::vector<float>& bright = flatness >= params::kTempoSnareMinFlatness ? snare_flux_ : high_flux_;
+    const std::vector<float>& bright = drum_kit ? snare_flux_ : high_flux_;
     const std::vector<double> snare = has_kick ? Condition(bright, fr) : std::vector<double>{};
     if (!kick.empty() && !snare.empty()) {
       const std::vector<double> ks = Smooth(kick), ss = Smooth(snare);

@@ -167,6 +167,62 @@ std::vector<float> SixEightArpeggio(double bpm, double seconds, double rate_hz, 
   return out;
 }
 
+std::vector<float> LegatoStrings(double bpm, double seconds, double rate_hz, std::uint32_t seed) {
+  std::vector<float> out(Frames(seconds, rate_hz), 0.0f);
+  std::mt19937 rng(seed);
+  const double beat = 60.0 / bpm;
+  // C major from G4 to A5, in semitones above A4 (440 Hz).
+  const int scale[] = {-2, 0, 2, 3, 5, 7, 8, 10, 12};
+  std::uniform_int_distribution<int> step(2, 4);  // scale degrees up or down: a tone or more
+  std::uniform_int_distribution<int> coin(0, 1);
+  int degree = 4;
+  double phase = 0.0, from = 440.0, to = 440.0, since = 0.0;
+  int beats = 0;
+  for (long j = std::lround(0.1 * rate_hz); j < static_cast<long>(out.size()); ++j) {
+    if (j == std::lround((0.1 + beats * beat) * rate_hz)) {
+      const int s = step(rng);
+      degree = coin(rng) ? degree + s : degree - s;
+      if (degree < 0) degree += 2 * s;
+      if (degree > 8) degree -= 2 * s;
+      from = to;
+      to = 440.0 * std::pow(2.0, scale[degree] / 12.0);
+      since = 0.0;
+      ++beats;
+    }
+    // The bow slides to the next note in 40 ms, it does not stop; a 5.5 Hz
+    // vibrato of +-30 cents moves every partial all the time.
+    const double glide = std::min(1.0, since / 0.04);
+    since += 1.0 / rate_hz;
+    const double vibrato = std::pow(2.0, 0.3 / 12.0 * std::sin(2 * kPi * 5.5 * j / rate_hz));
+    phase += from * std::pow(to / from, glide) * vibrato / rate_hz;
+    double v = 0.0;
+    for (int h = 1; h <= 10 && h * to < 0.45 * rate_hz; ++h) v += std::sin(2 * kPi * h * phase) / h;
+    out[j] += static_cast<float>(0.15 * v);
+  }
+  const double pad[3] = {261.6, 329.6, 392.0};  // C E G, held throughout
+  for (double f : pad) {
+    for (int h = 1; h <= 8; ++h) AddTone(&out, rate_hz, 0.1, h * f, 0.15 / h, 1e9, seconds);
+  }
+  // Bow and room noise (-34 dBFS RMS): what makes the bright onsets of a
+  // recording not noise-like where no drum plays (a noiseless synthesis
+  // reads as a drum kit to kTempoSnareMinFlatness).
+  std::normal_distribution<double> noise(0.0, 0.02);
+  for (float& x : out) x += static_cast<float>(noise(rng));
+  // The bass: a plucked C2 every second beat, with a 10 ms attack (a click
+  // would be broadband, like a drum).
+  for (int k = 0; 0.1 + 2 * k * beat < seconds; ++k) {
+    const long start = std::lround((0.1 + 2 * k * beat) * rate_hz);
+    for (long i = 0; i < std::lround(2 * beat * rate_hz) && start + i < static_cast<long>(out.size()); ++i) {
+      const double t = i / rate_hz;
+      const double attack = t < 0.01 ? 0.5 - 0.5 * std::cos(kPi * t / 0.01) : 1.0;
+      double v = 0.0;
+      for (int h = 1; h <= 3; ++h) v += std::sin(2 * kPi * h * 65.4 * t) / h;
+      out[start + i] += static_cast<float>(0.4 * attack * std::exp(-t / 0.4) * v);
+    }
+  }
+  return out;
+}
+
 std::vector<float> Babble(double seconds, double rate_hz, std::uint32_t seed) {
   std::vector<float> out(Frames(seconds, rate_hz), 0.0f);
   std::mt19937 rng(seed);

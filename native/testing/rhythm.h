@@ -41,6 +41,12 @@ std::vector<float> DrumPattern(double bpm, double seconds, double rate_hz, const
 // other; only the bar marks the grouping in threes. First note at 0.1 s.
 std::vector<float> SixEightArpeggio(double bpm, double seconds, double rate_hz, std::uint32_t seed);
 
+// Bowed strings without drums at `bpm`: a legato melody (ten partials,
+// steady level, vibrato) that slides by a tone or more on every beat, over a
+// sustained chord, a plucked bass note every second beat and a noise floor.
+// Only the bass attacks; the beat is in the melody's note changes. First
+// beat at 0.1 s.
+std::vector<float> LegatoStrings(double bpm, double seconds, double rate_hz, std::uint32_t seed);
 // Speech-like babble: voiced syllables (glottal pulse train, 100-220 Hz,
 // through two formant-like resonances) of random length 80-350 ms separated
 // by random pauses; no periodic rhythm.

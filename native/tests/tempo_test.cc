@@ -139,6 +139,18 @@ TEST(TempoTest, SixEightIsReadOnTheDottedQuarter) {
   }
 }
 
+// Bowed strings: the melody changes note on every beat without an attack, and
+// only a bass every second beat plucks. The band flux sees the bass; the
+// beat is in the pitch flux (7 of 8 read at half with its weight at 0).
+TEST(TempoTest, LegatoNoteChangesMarkTheBeat) {
+  std::uint32_t seed = 1;
+  for (double bpm = 100; bpm <= 140; bpm += 5.3) {
+    const auto est = Analyze(testing::LegatoStrings(bpm, 25, kRate, seed++));
+    ASSERT_TRUE(est.has_value()) << bpm;
+    EXPECT_NEAR(est->bpm, bpm, 1.0) << "legato strings at " << bpm;
+  }
+}
+
 // A bar accent makes every other beat differ; up to ~160 BPM that must not
 // move the answer to the bar or half-bar level.
 TEST(TempoTest, AccentedClicksKeepTheBeatLevel) {
