@@ -291,11 +291,10 @@ void TempoEstimator::ProcessFrame() {
   // The same rise bin by bin, where a legato note change shows (see
   // kTempoPitchFluxMinHz). The bins keep 1 + gamma |X|, not its log: the sum
   // of the log ratios that pass the dead zone is the log of their product, so
-  // one log per 16 rising bins does the work of one per bin (a log per bin
-  // would double the tempo estimator's cost). 16 ratios of at most 1e16 stay
-  // far inside a double.
-  // Two passes: the first (sqrt, divide, compare) vectorises, the product's
-  // chain would keep it from doing so.
+  // one log per 16 bins does the work of one per bin (a log per bin would
+  // double the tempo estimator's cost); 16 ratios of at most 1e16 stay far
+  // inside a double. Two passes, because the product's chain would keep the
+  // first (sqrt, divide, compare) from vectorising.
   std::vector<float>& pitch_old = pitch_history_[frames_ % pitch_history_.size()];
   const float min_ratio = std::exp(params::kTempoMinBandRise);
   const std::size_t stride = params::kTempoBinStride;

@@ -18,10 +18,9 @@
 //    the pulse (bowed strings read at half without it). The envelope's slow
 //    trend is removed, its level equalised over a few seconds, its peaks
 //    widened by a Gaussian of kTempoSmoothFrames, and it is autocorrelated
-//    (normalised by lag 0). A
-//    comb averages the autocorrelation at k * P (k = 1..kTempoCombHarmonics)
-//    for every period P of a log-spaced grid from kTempoSearchMinBpm to
-//    kTempoSearchMaxBpm.
+//    (normalised by lag 0). A comb averages the autocorrelation at k * P
+//    (k = 1..kTempoCombHarmonics) for every period P of a log-spaced grid
+//    from kTempoSearchMinBpm to kTempoSearchMaxBpm.
 // 3. Metrical level: each comb peak between kTempoMinBpm and kTempoMaxBpm is
 //    weighted by a log-normal prior around kTempoPriorCentreBpm (where
 //    listeners tap when the music lets them) and the best wins. Then, if the
@@ -75,8 +74,8 @@
 // ../shared/eval is right (Acc1) 93 % of the time vs 79 % for the least
 // confident half (two of the top half's misses are GTZAN labels at double
 // time, 206 and 227 BPM); on the FluidSynth corpora of bench/dev/soundfont
-// (seeds 1-4 of 72 pieces, analyzer 0.5.5) 89..100 % vs 64..78 %. On the generated
-// corpora almost every answer is right (seed 1: 100 % vs 97 %).
+// (seeds 1-4 of 72 pieces, analyzer 0.5.5) 89..100 % vs 64..78 %. On the
+// generated corpora almost every answer is right (seed 1: 100 % vs 97 %).
 // nullopt when the input is shorter than kTempoMinSeconds, silent or steady
 // (no onsets above kTempoMinFluxRms), or the comb has no positive peak.
 //
