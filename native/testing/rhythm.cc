@@ -14,16 +14,18 @@ std::size_t Frames(double seconds, double rate_hz) {
   return static_cast<std::size_t>(std::max(0.0, std::round(seconds * rate_hz)));
 }
 
-// Adds a decaying sine burst starting at t_s.
+// Adds a decaying sine burst starting at t_s, reaching its level over a
+// raised-cosine attack of attack_s (0: at once).
 void AddTone(std::vector<float>* out, double rate, double t_s, double freq_hz, double amp, double decay_s,
-             double length_s) {
+             double length_s, double attack_s = 0.0) {
   const long start = std::lround(t_s * rate);
   const long len = std::lround(length_s * rate);
   for (long i = 0; i < len; ++i) {
     const long j = start + i;
     if (j < 0 || j >= static_cast<long>(out->size())) continue;
     const double t = i / rate;
-    (*out)[j] += static_cast<float>(amp * std::exp(-t / decay_s) * std::sin(2 * kPi * freq_hz * t));
+    const double attack = t < attack_s ? 0.5 - 0.5 * std::cos(kPi * t / attack_s) : 1.0;
+    (*out)[j] += static_cast<float>(amp * attack * std::exp(-t / decay_s) * std::sin(2 * kPi * freq_hz * t));
   }
 }
 
@@ -211,14 +213,7 @@ std::vector<float> LegatoStrings(double bpm, double seconds, double rate_hz, std
   // The bass: a plucked C2 every second beat, with a 10 ms attack (a click
   // would be broadband, like a drum).
   for (int k = 0; 0.1 + 2 * k * beat < seconds; ++k) {
-    const long start = std::lround((0.1 + 2 * k * beat) * rate_hz);
-    for (long i = 0; i < std::lround(2 * beat * rate_hz) && start + i < static_cast<long>(out.size()); ++i) {
-      const double t = i / rate_hz;
-      const double attack = t < 0.01 ? 0.5 - 0.5 * std::cos(kPi * t / 0.01) : 1.0;
-      double v = 0.0;
-      for (int h = 1; h <= 3; ++h) v += std::sin(2 * kPi * h * 65.4 * t) / h;
-      out[start + i] += static_cast<float>(0.4 * attack * std::exp(-t / 0.4) * v);
-    }
+    for (int h = 1; h <= 3; ++h) AddTone(&out, rate_hz, 0.1 + 2 * k * beat, h * 65.4, 0.4 / h, 0.4, 2 * beat, 0.01);
   }
   return out;
 }
