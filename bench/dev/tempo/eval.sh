@@ -2,7 +2,8 @@
 # Quick tempo evaluation on decoded lists (see prepare.mjs):
 #   bench/dev/tempo/eval.sh LIST [BUILD_DIR]
 # Rebuilds the DSP library in BUILD_DIR (default build-tempo) and the dev tool,
-# then prints one line per item and Acc1 / Acc2 / confidence split / cost.
+# then prints one line per item and Acc1 / Acc2 / confidence split / cost /
+# AUC (the chance a right answer is more confident than a wrong one).
 # Reproduce the figures in tempo.h:
 #   cmake -S . -B build-tempo -DCMAKE_BUILD_TYPE=Release
 #   node bench/dev/tempo/prepare.mjs ../shared/eval/manifest.jsonl /tmp/eval.list

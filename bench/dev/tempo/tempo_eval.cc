@@ -66,6 +66,18 @@ int main(int argc, char** argv) {
   int h = n / 2, top = 0, bot = 0;
   for (int i = 0; i < h; ++i) top += sorted[i].a1;
   for (int i = n - h; i < n; ++i) bot += sorted[i].a1;
-  std::printf("N=%d Acc1=%.1f%% Acc2=%.1f%% conf-top-half Acc1=%.1f%% bottom-half=%.1f%% cpu=%.4f s/min (estimate %.4f)\n", n,
-              100.0 * c1 / n, 100.0 * c2 / n, 100.0 * top / h, 100.0 * bot / h, 60 * cpu / audio, 60 * est_cpu / audio);
+  // AUC: the chance that a right answer (Acc1) is more confident than a wrong
+  // one (ties count half); unlike the halves' split it does not move when a
+  // miss is fixed, only when the ranking changes.
+  double pairs = 0, above = 0;
+  for (auto& r : rows) {
+    for (auto& w : rows) {
+      if (!r.a1 || w.a1) continue;
+      pairs += 1;
+      above += r.conf > w.conf ? 1.0 : r.conf == w.conf ? 0.5 : 0.0;
+    }
+  }
+  std::printf("N=%d Acc1=%.1f%% Acc2=%.1f%% conf-top-half Acc1=%.1f%% bottom-half=%.1f%% cpu=%.4f s/min (estimate %.4f) auc=%.3f\n", n,
+              100.0 * c1 / n, 100.0 * c2 / n, 100.0 * top / h, 100.0 * bot / h, 60 * cpu / audio, 60 * est_cpu / audio,
+              pairs > 0 ? above / pairs : 0.0);
 }
