@@ -12,7 +12,7 @@ namespace trackscan::dsp::params {
 
 // "MAJOR.MINOR.PATCH" of the analysis engine (SPEC.md analyzer_version). The
 // result cache keys on it, so a change that can move any number must bump it.
-inline constexpr const char* kAnalyzerVersion = "0.5.5";
+inline constexpr const char* kAnalyzerVersion = "0.5.6";
 
 // ---- Input limits -------------------------------------------------------
 // Hz. 8 kHz (telephone audio) to 384 kHz (the highest rate ffmpeg's PCM
@@ -158,7 +158,9 @@ inline constexpr double kTempoPriorOctaves = 1.0;
 // level (clicks; quarter-note hats under a fast backbeat). Taken only while
 // the faster level stays at or below kTempoHomogeneousMaxBpm, about where
 // listeners stop tapping every event (London 2004: ~ 200-250 ms IOI floor of
-// a comfortable beat). Ranges 0.8..1.0 / 170..230.
+// a comfortable beat). Ranges 0.8..1.0 / 170..230. The confidence counts a
+// homogeneous answer's double as a rival reading up to kTempoMaxBpm (tempo.h):
+// people do tap 200-250 where every event is alike.
 inline constexpr double kTempoHomogeneousRatio = 0.9;
 inline constexpr double kTempoHomogeneousMaxBpm = 200.0;
 // Compound metre: when the events half-way between the winning beats reach

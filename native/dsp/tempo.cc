@@ -419,11 +419,16 @@ std::optional<TempoEstimate> TempoEstimator::Estimate() const {
   // Whether the winner has events half-way between its beats that neither
   // the doubling nor the compound step below took as the beat: the comb is
   // then torn between it and its double, and a weaker backbeat settles it.
+  // How strong the events half-way between the beats of `bpm` are against
+  // the beats themselves (~1 for a homogeneous pulse at twice the tempo).
+  auto half_share = [&](double bpm) {
+    const double per = 60.0 * fr / bpm;
+    const double comb = Comb(p.acf, per, harmonics);
+    return comb > 0.0 ? HalfComb(p.acf, per, harmonics) / comb : 0.0;
+  };
   bool tatum_at_half = false;
   {
-    const double per = 60.0 * fr / peaks[0].bpm;
-    const double comb = Comb(p.acf, per, harmonics);
-    const double m = comb > 0.0 ? HalfComb(p.acf, per, harmonics) / comb : 0.0;
+    const double m = half_share(peaks[0].bpm);
     if (m >= params::kTempoHomogeneousRatio && 2 * peaks[0].bpm <= params::kTempoHomogeneousMaxBpm) {
       // Half-period events as strong as the beats: the winner is an
       // aggregate of a faster, homogeneous pulse (clicks, quarter-note hats
@@ -538,11 +543,18 @@ std::optional<TempoEstimate> TempoEstimator::Estimate() const {
   for (double q : {0.5, 2.0, 1.0 / 3.0, 3.0, 2.0 / 3.0, 1.5}) rival = std::max(rival, weighted(best_bpm * q));
   const double own = weighted(best_bpm);
   const double level = own > 0.0 ? std::clamp(1.0 - rival / own, 0.0, 1.0) : 0.0;
+  // The double is a reading listeners give up to where the doubling step
+  // stops, and, where the pulse is homogeneous (off-beats as strong as the
+  // beats: a skank, eighth hats), up to the fastest tempo we report: the
+  // doubling keeps the slower reading above kTempoHomogeneousMaxBpm, but
+  // people tap the faster one too (GTZAN labels reggae and disco at 207 and
+  // 227 BPM).
   const double double_bpm = 2.0 * best_bpm;
+  const bool double_tapped =
+      double_bpm <= params::kTempoHomogeneousMaxBpm ||
+      (double_bpm <= params::kTempoMaxBpm && half_share(best_bpm) >= params::kTempoHomogeneousRatio);
   const double doubled =
-      double_bpm <= params::kTempoHomogeneousMaxBpm && comb > 0.0
-          ? std::clamp(LocalComb(p.acf, fr, double_bpm, harmonics) / comb, 0.0, 1.0)
-          : 0.0;
+      double_tapped && comb > 0.0 ? std::clamp(LocalComb(p.acf, fr, double_bpm, harmonics) / comb, 0.0, 1.0) : 0.0;
   const double length = 1.0 - std::exp(-seconds / params::kTempoEvidenceSeconds);
   // A backbeat that marks the level settles what the comb leaves open.
   const double settled = std::max(level, backbeat);

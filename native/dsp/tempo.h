@@ -62,20 +62,22 @@
 //             noise or speech, ~0.2 for a loose band, ~0.8 for a machine);
 //   level   = 1 - (best prior-weighted comb among T/2, 2T, T/3, 3T, 2T/3,
 //             3T/2) / (that of T): how clearly the metrical level wins;
-//   doubled = comb(2T) / comb(T) when 2T <= kTempoHomogeneousMaxBpm, else 0:
-//             a double tempo that is just as periodic and still tappable is
+//   doubled = comb(2T) / comb(T) when 2T <= kTempoHomogeneousMaxBpm, or
+//             2T <= kTempoMaxBpm with events half-way between T's beats as
+//             strong as the beats (>= kTempoHomogeneousRatio), else 0: a
+//             double tempo that is just as periodic and still tappable is
 //             the half/double ambiguity that causes most errors
 //             (w = kTempoDoubleAmbiguityWeight);
 //   backbeat = margin of T's kick-snare alternation over the other levels',
 //             / kTempoBackbeatFull, clipped to 0..1: a backbeat settles the
 //             level and removes the half/double ambiguity;
 //   length  = 1 - exp(-seconds / kTempoEvidenceSeconds): few beats, less trust.
-// Measured (bench/dev/tempo/eval.sh): the most confident half of
-// ../shared/eval is right (Acc1) 93 % of the time vs 79 % for the least
-// confident half (two of the top half's misses are GTZAN labels at double
-// time, 206 and 227 BPM); on the FluidSynth corpora of bench/dev/soundfont
-// (seeds 1-4 of 72 pieces, analyzer 0.5.5) 89..100 % vs 64..78 %. On the
-// generated corpora almost every answer is right (seed 1: 100 % vs 97 %).
+// Measured (bench/dev/tempo/eval.sh, analyzer 0.5.6): the most confident
+// half of ../shared/eval is right (Acc1) 97 % of the time vs 76 % for the
+// least confident half (the top half's miss is a GTZAN label at double
+// time, 227 BPM); on the FluidSynth corpora of bench/dev/soundfont (seeds
+// 1-4 of 72 pieces) 89..100 % vs 64..78 %. On the generated corpora almost
+// every answer is right (seed 1: 100 % vs 97 %).
 // nullopt when the input is shorter than kTempoMinSeconds, silent or steady
 // (no onsets above kTempoMinFluxRms), or the comb has no positive peak.
 //

@@ -47,6 +47,19 @@ TEST(TempoTest, ClickTracksWithinOneBpm) {
   }
 }
 
+// An even pulse too fast for the doubling step (every event alike at 205-245
+// BPM) is answered at half, but its double is a reading listeners give: the
+// confidence must say so against the same tempo without the events between.
+TEST(TempoTest, EvenPulseAboveTheDoublingCeilingIsLessCertain) {
+  for (double fast = 205; fast <= 245; fast += 9.7) {
+    const auto even = Analyze(testing::ClickTrack(fast, 20, kRate, 0));
+    const auto half = Analyze(testing::ClickTrack(fast / 2, 20, kRate, 0));
+    ASSERT_TRUE(even.has_value() && half.has_value()) << fast;
+    EXPECT_NEAR(even->bpm, fast / 2, 1.0) << fast;
+    EXPECT_LT(even->confidence, 0.6 * half->confidence) << fast;
+  }
+}
+
 // The label of a drum pattern is its quarter-note rate; the backbeat (snare
 // on 2 and 4) is what fixes the level, so half or double is an error here.
 void ExpectDrums(testing::DrumStyle style, double lo, double hi, double step, bool pad) {
