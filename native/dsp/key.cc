@@ -284,7 +284,9 @@ std::optional<KeyEstimate> KeyEstimator::Estimate(const TonalFeatures& features,
   const double mode = params::kKeyModeTieFactor +
                       (1.0 - params::kKeyModeTieFactor) *
                           std::min(1.0, std::abs(score[minor_key] - score[major_key]) / params::kKeyFullModeMargin);
-  e.confidence = fit * margin * tonality * evidence * in_tune * mode;
+  // Near the quarter-tone point the name is a coin toss (kKeyQuarterToneCents).
+  const double named = std::clamp((50.0 - std::abs(tuning_cents)) / params::kKeyQuarterToneCents, 0.0, 1.0);
+  e.confidence = fit * margin * tonality * evidence * in_tune * mode * named;
   for (int i = 0; i < params::kKeyCandidates; ++i) {
     e.candidates.push_back(KeyCandidate{order[i] % 12, order[i] >= 12, prob[order[i]] / z});
   }

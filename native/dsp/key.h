@@ -33,7 +33,8 @@
 //      stops on V and lets a drum ring keeps its key);
 //   6. candidate scores are a softmax of the key scores.
 //
-// Confidence = fit x margin x tonality x evidence x in-tune x mode, each in 0..1:
+// Confidence = fit x margin x tonality x evidence x in-tune x mode x named,
+// each in 0..1:
 //   fit      the best profile score (step 3) of the answer's relative pair from
 //            kKeyMinFit (0) to kKeyFullFit (1): a chroma that matches no
 //            profile well gives no confident key;
@@ -60,7 +61,10 @@
 //   in tune  the tuning estimator's confidence (how many partials sit on one
 //            semitone grid) mapped from kKeyMinInTune..kKeyFullInTune to
 //            0..1: speech and other gliding pitch has partials everywhere
-//            between the notes, and no key.
+//            between the notes, and no key;
+//   named    0 at the quarter-tone point (tuning 50 cents from 440 Hz), 1
+//            from kKeyQuarterToneCents away: there the key is as likely named
+//            a semitone lower or higher.
 // nullopt when fewer than kKeyMinTonalFrames frames carried partials.
 #ifndef TRACKSCAN_DSP_KEY_H_
 #define TRACKSCAN_DSP_KEY_H_

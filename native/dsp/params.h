@@ -12,7 +12,7 @@ namespace trackscan::dsp::params {
 
 // "MAJOR.MINOR.PATCH" of the analysis engine (SPEC.md analyzer_version). The
 // result cache keys on it, so a change that can move any number must bump it.
-inline constexpr const char* kAnalyzerVersion = "0.5.6";
+inline constexpr const char* kAnalyzerVersion = "0.5.7";
 
 // ---- Input limits -------------------------------------------------------
 // Hz. 8 kHz (telephone audio) to 384 kHz (the highest rate ffmpeg's PCM
@@ -392,6 +392,17 @@ inline constexpr double kKeyFullPitchClasses = 6.0;
 // (music: 0.2..1 on ../shared/eval, 1.0 on generated music).
 inline constexpr double kKeyMinInTune = 0.1;
 inline constexpr double kKeyFullInTune = 0.3;
+// Cents from the quarter-tone point (+-50 cents from 440 Hz) inside which the
+// key's name is as likely a semitone away: a recording tuned 49 cents flat is,
+// note for note, the one a semitone lower tuned 51 cents sharp, and the side of
+// the point the tuning estimate lands on decides the name. The confidence
+// scales from 0 at the point to all of it this far away. 3 cents is a few
+// times the tuning's precision on recordings (TuningTest: 0.03..0.13 cents
+// on generated music; ../shared/eval's labelled A4 to 0.25). On
+// ../shared/eval two recordings fall inside it (gtzan rock.00002 at -49.7,
+// hiphop.00008 at -49.9 cents; the first named a semitone off its label) and
+// the nearest outside sits at 44.9. Range 1..10.
+inline constexpr double kKeyQuarterToneCents = 3.0;
 // Softmax temperature turning key scores into candidate scores, correlation
 // units, 0.01..0.2: about the typical best-to-third margin, so the top three
 // candidates get visibly different, non-degenerate scores.

@@ -251,6 +251,20 @@ TEST(KeyTest, KeysAtOtherTunings) {
   EXPECT_GE(exact, total - 1);
 }
 
+// At the quarter-tone point the key is as likely named a semitone away: the
+// same pieces tuned 49.5 cents sharp get a fraction of the confidence they
+// get at 40 cents sharp.
+TEST(KeyTest, AQuarterToneOffNamesNoKeyConfidently) {
+  for (int tonic = 0; tonic < 12; tonic += 3) {
+    const bool minor = tonic % 2 == 1;
+    const auto clear = Measure(testing::KeyPiece(tonic, minor, 440.0 * std::pow(2.0, 40.0 / 1200), 16.0, kRate, 1, 600 + tonic));
+    const auto edge = Measure(testing::KeyPiece(tonic, minor, 440.0 * std::pow(2.0, 49.5 / 1200), 16.0, kRate, 1, 600 + tonic));
+    ASSERT_TRUE(clear.has_value() && edge.has_value()) << tonic;
+    EXPECT_GT(clear->confidence, 0.3) << tonic;
+    EXPECT_LT(edge->confidence, 0.3 * clear->confidence) << tonic;
+  }
+}
+
 TEST(KeyTest, ChunkSizeDoesNotMatter) {
   const auto x = testing::KeyPiece(9, true, 440.0, 12.0, kRate, 2, 77);
   const auto whole = Measure(x, x.size());
