@@ -416,9 +416,6 @@ std::optional<TempoEstimate> TempoEstimator::Estimate() const {
     }
     std::swap(peaks[0], peaks[i]);
   };
-  // Whether the winner has events half-way between its beats that neither
-  // the doubling nor the compound step below took as the beat: the comb is
-  // then torn between it and its double, and a weaker backbeat settles it.
   // How strong the events half-way between the beats of `bpm` are against
   // the beats themselves (~1 for a homogeneous pulse at twice the tempo).
   auto half_share = [&](double bpm) {
@@ -426,6 +423,9 @@ std::optional<TempoEstimate> TempoEstimator::Estimate() const {
     const double comb = Comb(p.acf, per, harmonics);
     return comb > 0.0 ? HalfComb(p.acf, per, harmonics) / comb : 0.0;
   };
+  // Whether the winner has events half-way between its beats that neither
+  // the doubling nor the compound step below took as the beat: the comb is
+  // then torn between it and its double, and a weaker backbeat settles it.
   bool tatum_at_half = false;
   {
     const double m = half_share(peaks[0].bpm);
